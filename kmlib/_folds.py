@@ -1,0 +1,117 @@
+"""Fold construction shared by every cross-validation routine in kmlib.
+
+Convention (used by every CV function): ``folds`` is either an int v, meaning
+``KFold(v, shuffle=True, seed=0)``, or an iterable of ``(train_idx, test_idx)``
+pairs.  The CV error is the mean over all n points of the squared out-of-fold
+error, so every point must be in exactly one test fold.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Any, Iterator
+
+import numpy as np
+
+from ._validation import check_int, check_rng
+
+__all__ = ["KFold", "resolve_folds"]
+
+
+class KFold:
+    """Split ``n`` points into ``n_splits`` folds of nearly equal size.
+
+    The first ``n % n_splits`` folds have one point more than the others, as in
+    scikit-learn.  With ``shuffle=True`` the points are permuted first by a
+    :class:`numpy.random.Generator` seeded with ``seed``.
+
+    Parameters
+    ----------
+    n_splits : int
+        Number of folds v (at least 2).
+    shuffle : bool, default True
+        Permute the points before cutting them into folds.
+    seed : int, Generator or None
+        Seed of the permutation; ``None`` draws fresh entropy.
+
+    Examples
+    --------
+    >>> folds = list(KFold(3, shuffle=False).split(6))
+    >>> [test.tolist() for _, test in folds]
+    [[0, 1], [2, 3], [4, 5]]
+    """
+
+    def __init__(self, n_splits: int = 5, shuffle: bool = True, seed: Any = None) -> None:
+        self.n_splits = n_splits
+        self.shuffle = shuffle
+        self.seed = seed
+
+    def get_n_splits(self) -> int:
+        """Number of folds."""
+        return self.n_splits
+
+    def fold_of(self, X: Any) -> np.ndarray:
+        """Return kappa: ``kappa[i]`` is the fold (0, ..., v-1) that holds point i."""
+        n = X if isinstance(X, numbers.Integral) else len(X)
+        k = check_int(self.n_splits, "n_splits", minimum=2)
+        n = check_int(n, "number of samples", minimum=1)
+        if k > n:
+            raise ValueError(
+                f"n_splits must be <= the number of samples; got n_splits={k} for {n} samples"
+            )
+        order = np.arange(n)
+        if self.shuffle:
+            order = check_rng(self.seed).permutation(n)
+        sizes = np.full(k, n // k)
+        sizes[: n % k] += 1
+        kappa = np.empty(n, dtype=int)
+        kappa[order] = np.repeat(np.arange(k), sizes)
+        return kappa
+
+    def split(self, X: Any) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Yield ``(train_idx, test_idx)`` for each fold; ``X`` is data or a sample count."""
+        kappa = self.fold_of(X)
+        for j in range(self.n_splits):
+            test = np.flatnonzero(kappa == j)
+            if self.shuffle:
+                test = np.sort(test)
+            yield np.flatnonzero(kappa != j), test
+
+    def __repr__(self) -> str:
+        return f"KFold(n_splits={self.n_splits}, shuffle={self.shuffle}, seed={self.seed!r})"
+
+
+def resolve_folds(folds: Any, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Turn the ``folds`` argument into a validated list of index pairs.
+
+    Raises ``ValueError`` unless the test folds partition ``range(n)`` and each
+    train fold is disjoint from its test fold and non-empty.
+    """
+    if isinstance(folds, numbers.Integral) and not isinstance(folds, bool):
+        return list(KFold(int(folds), shuffle=True, seed=0).split(n))
+    if isinstance(folds, KFold):
+        return list(folds.split(n))
+    try:
+        pairs = [(np.asarray(tr, dtype=int).ravel(), np.asarray(te, dtype=int).ravel())
+                 for tr, te in folds]
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            "folds must be an int v or an iterable of (train_idx, test_idx) pairs"
+        ) from exc
+    if len(pairs) < 2:
+        raise ValueError(f"folds must contain at least 2 folds; got {len(pairs)}")
+    seen = np.zeros(n, dtype=int)
+    for tr, te in pairs:
+        for idx, what in ((tr, "train"), (te, "test")):
+            if idx.size and (idx.min() < 0 or idx.max() >= n):
+                raise ValueError(f"folds: a {what} index lies outside 0..{n - 1}")
+        if tr.size == 0 or te.size == 0:
+            raise ValueError("folds: every fold needs a non-empty train and test set")
+        if np.intersect1d(tr, te).size:
+            raise ValueError("folds: a train set overlaps its own test set")
+        seen[te] += 1
+    if not np.all(seen == 1):
+        raise ValueError(
+            "folds: the test sets must partition the samples (each point in exactly one "
+            f"test fold); {int(np.sum(seen != 1))} point(s) are not"
+        )
+    return pairs
