@@ -65,12 +65,13 @@ def figure(ncols: int = 1, nrows: int = 1, *, width: float | None = None,
 
 def loglog_slope(x: Any, y: Any) -> float:
     """Least-squares slope of ``log y`` against ``log x`` (the empirical rate)."""
-    lx = np.log(np.asarray(x, dtype=float))
-    ly = np.log(np.asarray(y, dtype=float))
-    if lx.shape != ly.shape or lx.ndim != 1 or lx.size < 2:
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if x.shape != y.shape or x.ndim != 1 or x.size < 2:
         raise ValueError("x and y must be 1-D arrays of the same length >= 2")
-    if not (np.all(np.isfinite(lx)) and np.all(np.isfinite(ly))):
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y)) and np.all(x > 0) and np.all(y > 0)):
         raise ValueError("x and y must be positive and finite for a log-log slope")
+    lx, ly = np.log(x), np.log(y)
     return float(np.polyfit(lx, ly, 1)[0])
 
 

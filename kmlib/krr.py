@@ -1,0 +1,313 @@
+"""Kernel ridge regression (chapters 3, 6 and 7 of the book).
+
+The estimator minimises
+
+.. math::
+
+    \\sum_{i=1}^n (y_i - f(x_i))^2 + \\lambda \\|f\\|_{\\mathcal H}^2
+
+over the RKHS of a kernel :math:`k`.  By the representer theorem (chapter 6)
+the minimiser is :math:`\\hat f(x) = \\sum_i \\alpha_i k(x, x_i)` with dual
+coefficients :math:`\\alpha = (K + \\lambda I)^{-1} y`, the dual form of ridge
+regression met in chapter 3.  Note the scaling: :math:`\\lambda` multiplies
+the norm against the *sum* (not the mean) of squared errors, exactly like
+``alpha`` in :class:`sklearn.kernel_ridge.KernelRidge`.
+
+How the linear system is solved
+-------------------------------
+* :math:`\\lambda > 0`: a Cholesky factorisation of a private copy of
+  :math:`K + \\lambda I` (LAPACK ``dpotrf``/``dpotrs``), never an explicit
+  inverse.
+* If that copy is numerically not positive definite (``lam`` below rounding
+  level, duplicated points, a kernel that is not positive definite), the
+  solver falls back to an eigendecomposition :math:`K = U\\,\\mathrm{diag}(d)\\,U^\\top`
+  and returns the minimum-norm solution :math:`(K + \\lambda I)^{+} y`, with
+  one :class:`RuntimeWarning` saying so.
+* :math:`\\lambda = 0` requests the minimum-norm interpolant
+  :math:`\\alpha = K^{+} y` (chapter 6, minimum-norm interpolation), computed
+  through the eigendecomposition.
+
+Rank tolerance (used by every pseudo-inverse in :mod:`kmlib.krr` and the fast
+model-selection paths): an eigenvalue :math:`s_j` of :math:`K + \\lambda I`
+is treated as zero when :math:`|s_j| \\le n\\,\\varepsilon\\,\\max_k |s_k|`,
+with :math:`\\varepsilon` the float64 machine epsilon.  This is the default
+tolerance of :func:`numpy.linalg.matrix_rank`.
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+import scipy.linalg
+from scipy.linalg import lapack
+
+from ._validation import (
+    check_fitted,
+    check_kernel,
+    check_lam,
+    check_matrix,
+    check_same_length,
+    check_square,
+    check_vector,
+)
+
+__all__ = ["KernelRidge", "krr_fit"]
+
+_EPS = np.finfo(float).eps
+#: Relative tolerance of the symmetry check on Gram matrices.
+_SYM_RTOL = 1e-8
+
+
+# ---------------------------------------------------------------------------
+# private helpers shared with kmlib._krr_paths
+# ---------------------------------------------------------------------------
+def _check_symmetric(K: np.ndarray, name: str = "K") -> None:
+    """Raise unless the square matrix ``K`` is symmetric up to rounding.
+
+    The comparison runs tile by tile (each tile against its mirror image), so
+    it stays cache-friendly and never allocates a second n-by-n array (Gram
+    matrices in the book reach n = 5000).
+    """
+    n = K.shape[0]
+    b = 128
+    buf = np.empty((b, b))
+    worst = 0.0
+    scale = 0.0
+    for i in range(0, n, b):
+        for j in range(i, n, b):
+            upper = K[i:i + b, j:j + b]
+            out = buf[: upper.shape[0], : upper.shape[1]]
+            np.subtract(upper, K[j:j + b, i:i + b].T, out=out)
+            worst = max(worst, float(np.max(np.abs(out, out=out))))
+            scale = max(scale, float(np.max(upper)), -float(np.min(upper)))
+    scale = max(scale, np.finfo(float).tiny)
+    if worst > _SYM_RTOL * scale:
+        raise ValueError(
+            f"{name} must be a symmetric Gram matrix; got max |{name} - {name}.T| = "
+            f"{worst:.3g} (relative {worst / scale:.3g}, allowed {_SYM_RTOL:g})"
+        )
+
+
+def _check_gram(K: Any, name: str = "K") -> np.ndarray:
+    """Return ``K`` as a finite, square, symmetric float array (not copied)."""
+    A = check_square(K, name)
+    _check_symmetric(A, name)
+    return A
+
+
+def _eigh_owned(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Eigendecomposition of a symmetric matrix that the caller owns.
+
+    ``A`` (C-contiguous, already validated) is overwritten.  Because it is
+    symmetric, its transpose is a Fortran-ordered view of the same matrix, so
+    LAPACK works in place without a copy.  Eigenvalues come in ascending order.
+    """
+    return scipy.linalg.eigh(A.T, lower=True, overwrite_a=True,
+                             check_finite=False, driver="evd")
+
+
+def _eigh_copy(K: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Eigendecomposition of a private copy of the symmetric matrix ``K``."""
+    return _eigh_owned(np.array(K, dtype=float, order="C", copy=True))
+
+
+def _pinv_mask(s: np.ndarray, n: int) -> np.ndarray:
+    """Boolean mask of the eigenvalues ``s`` (along axis 0) kept by the pseudo-inverse.
+
+    ``s`` holds the eigenvalues of ``K + lam I`` (one column per ``lam`` when
+    2-D); ``n`` is the matrix size.  See the module docstring for the rule.
+    """
+    a = np.abs(s)
+    tol = n * _EPS * np.max(a, axis=0)
+    return a > tol
+
+
+def _solve_shifted(K: np.ndarray, y: np.ndarray, lam: float,
+                   who: str) -> tuple[np.ndarray, str]:
+    """Return ``((K + lam I)^+ y, solver)`` for validated ``K`` (n, n) and ``y`` (n,).
+
+    ``K`` itself is never modified.  ``solver`` is ``"cholesky"`` or ``"eigh"``.
+    """
+    n = K.shape[0]
+    reason = ""
+    if lam > 0:
+        A = np.array(K, dtype=float, order="C", copy=True)
+        A.flat[:: n + 1] += lam
+        # A is symmetric and C-ordered, so A.T is the same matrix in Fortran
+        # order and dpotrf factorises it in place.
+        c, info = lapack.dpotrf(A.T, lower=1, overwrite_a=1, clean=0)
+        if info == 0:
+            alpha, info = lapack.dpotrs(c, y, lower=1)
+            if info == 0:
+                return alpha, "cholesky"
+        reason = (f"K + lam*I (lam={lam:g}) is not numerically positive definite "
+                  f"(Cholesky failed at leading minor {info} of {n}); ")
+        del A, c
+    d, U = _eigh_copy(K)
+    s = d + lam
+    keep = _pinv_mask(s, n)
+    coef = np.zeros(n)
+    coef[keep] = (U[:, keep].T @ y) / s[keep]
+    alpha = U @ coef
+    n_drop = int(n - np.count_nonzero(keep))
+    if lam > 0 or n_drop:
+        if not reason:
+            reason = f"K is numerically singular (rank {n - n_drop} of {n}); "
+        tol = n * _EPS * float(np.max(np.abs(s)))
+        warnings.warn(
+            f"{who}: {reason}solved by an eigendecomposition instead, treating "
+            f"{n_drop} eigenvalue(s) of K + lam*I with |value| <= {tol:.3g} as zero, "
+            "i.e. returned the minimum-norm solution alpha = pinv(K + lam*I) @ y. "
+            + ("Predictions interpolate the data only on the numerical range of K. "
+               if lam == 0 else "Consider a larger lam. "),
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    return alpha, "eigh"
+
+
+def _gram(kernel: Callable[..., Any], X: np.ndarray, Y: np.ndarray | None,
+          shape: tuple[int, int]) -> np.ndarray:
+    """Evaluate ``kernel`` and check that it returned a finite matrix of ``shape``."""
+    K = kernel(X) if Y is None else kernel(X, Y)
+    what = "kernel(X)" if Y is None else "kernel(X, X_fit_)"
+    try:
+        K = np.asarray(K, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{what} must return a numeric array; got {type(K).__name__}") from exc
+    if K.shape != shape:
+        raise ValueError(f"{what} must return an array of shape {shape}; got shape {K.shape}")
+    return check_matrix(K, what, allow_1d=False)
+
+
+# ---------------------------------------------------------------------------
+# public API
+# ---------------------------------------------------------------------------
+def krr_fit(K: Any, y: Any, lam: float) -> np.ndarray:
+    """Dual coefficients of kernel ridge regression from a precomputed Gram matrix.
+
+    Solves :math:`(K + \\lambda I)\\alpha = y` with the same solver as
+    :class:`KernelRidge` (Cholesky on a private copy; eigendecomposition with
+    a :class:`RuntimeWarning` when :math:`K + \\lambda I` is numerically not
+    positive definite; the minimum-norm :math:`K^+ y` when ``lam == 0``).
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+        Symmetric Gram matrix :math:`K_{ij} = k(x_i, x_j)`; not modified.
+    y : array of shape (n,)
+        Responses.
+    lam : float
+        Penalty :math:`\\lambda \\ge 0` on :math:`\\|f\\|_{\\mathcal H}^2`
+        (objective: sum of squared errors plus :math:`\\lambda\\|f\\|^2`).
+
+    Returns
+    -------
+    alpha : ndarray of shape (n,)
+        Dual coefficients; the fitted values are ``K @ alpha``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> K = np.array([[2.0, 1.0], [1.0, 2.0]])
+    >>> alpha = krr_fit(K, [1.0, 0.0], lam=1.0)
+    >>> np.allclose((K + np.eye(2)) @ alpha, [1.0, 0.0])
+    True
+    """
+    K = _check_gram(K, "K")
+    y = check_vector(y, "y")
+    check_same_length(K, y, "K", "y")
+    lam = check_lam(lam, "lam")
+    alpha, _ = _solve_shifted(K, y, lam, "krr_fit")
+    return alpha
+
+
+class KernelRidge:
+    """Kernel ridge regression, :math:`\\alpha = (K + \\lambda I)^{-1} y`.
+
+    Minimises :math:`\\sum_i (y_i - f(x_i))^2 + \\lambda\\|f\\|_{\\mathcal H}^2`
+    and predicts with :math:`\\hat f(x) = \\sum_i \\alpha_i k(x, x_i)`.  With
+    ``lam=0`` it returns the minimum-norm interpolant :math:`\\alpha = K^+ y`.
+    See the module docstring for the solver and its rank tolerance.
+
+    Parameters
+    ----------
+    kernel : callable
+        ``kernel(X, Y=None)`` returning the Gram matrix between the rows of
+        ``X`` and ``Y`` (of ``X`` with itself when ``Y`` is None), e.g.
+        ``kmlib.kernels.gaussian(sigma)``.
+    lam : float, default 1.0
+        Penalty :math:`\\lambda \\ge 0` (same scaling as scikit-learn's
+        ``alpha``: it multiplies the norm against the *sum* of squared errors).
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (n,)
+        The dual coefficients :math:`\\alpha`.
+    X_fit_ : ndarray of shape (n, p)
+        The training inputs (a copy), needed to evaluate :math:`\\hat f`.
+    solver_ : str
+        ``"cholesky"`` or ``"eigh"`` (the pseudo-inverse route).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> linear = lambda X, Y=None: X @ (X if Y is None else Y).T
+    >>> X = np.array([[0.0], [1.0], [2.0]])
+    >>> model = KernelRidge(linear, lam=1e-9).fit(X, 2 * X[:, 0])
+    >>> np.round(model.predict([[3.0]]), 6)
+    array([6.])
+    """
+
+    def __init__(self, kernel: Callable[..., Any], lam: float = 1.0) -> None:
+        self.kernel = kernel
+        self.lam = lam
+
+    def fit(self, X: Any, y: Any) -> "KernelRidge":
+        """Fit the dual coefficients on training data.
+
+        Parameters
+        ----------
+        X : array of shape (n, p), or (n,) for one-dimensional inputs
+        y : array of shape (n,)
+
+        Returns
+        -------
+        self : KernelRidge
+        """
+        kernel = check_kernel(self.kernel, "kernel")
+        lam = check_lam(self.lam, "lam")
+        X = check_matrix(X, "X")
+        y = check_vector(y, "y")
+        check_same_length(X, y, "X", "y")
+        n = X.shape[0]
+        K = _gram(kernel, X, None, (n, n))
+        _check_symmetric(K, "kernel(X)")
+        self.dual_coef_, self.solver_ = _solve_shifted(K, y, lam, "KernelRidge.fit")
+        self.X_fit_ = np.array(X, copy=True)
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Evaluate :math:`\\hat f(x) = \\sum_i \\alpha_i k(x, x_i)` at the rows of ``X``.
+
+        Parameters
+        ----------
+        X : array of shape (m, p), or (m,) for one-dimensional inputs
+
+        Returns
+        -------
+        y_pred : ndarray of shape (m,)
+        """
+        check_fitted(self, "dual_coef_")
+        X = check_matrix(X, "X")
+        p = self.X_fit_.shape[1]
+        if X.shape[1] != p:
+            raise ValueError(
+                f"X must have {p} feature(s) like the training data; got {X.shape[1]}"
+            )
+        Kx = _gram(self.kernel, X, self.X_fit_, (X.shape[0], self.X_fit_.shape[0]))
+        return Kx @ self.dual_coef_
+
+    def __repr__(self) -> str:
+        return f"KernelRidge(kernel={self.kernel!r}, lam={self.lam!r})"

@@ -1,0 +1,172 @@
+"""Generate student and solution notebooks from the exercise pages.
+
+For every ``exercises/*.md`` (a MyST Markdown notebook) this writes
+
+* ``<out>/solutions/<name>.ipynb`` — the notebook as written: statements,
+  solutions and check cells;
+* ``<out>/student/<name>.ipynb`` — the same notebook with every solution removed:
+  the prose between ``{solution-start}`` and ``{solution-end}`` is dropped, and each
+  code cell tagged ``solution`` becomes a stub that sets the names the solution
+  assigned to ``None`` and raises ``NotImplementedError`` naming the exercise.
+  Check cells (tag ``check``) are kept, so a student runs them against their own
+  answers.
+
+Usage: ``python scripts/make_exercises.py --out _build/exercises`` (``make exercises``).
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import copy
+import re
+import sys
+from pathlib import Path
+
+import jupytext
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+FENCE_OPEN = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>solution-start|solution-end)\}\s*(?P<arg>\S*)")
+SOLUTION_TAG = "solution"
+CHECK_TAG = "check"
+
+
+def assigned_names(source: str) -> list[str]:
+    """Top-level names a solution cell binds (assignments, defs, for-targets)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    names: list[str] = []
+
+    def add_target(t: ast.AST) -> None:
+        if isinstance(t, ast.Name):
+            names.append(t.id)
+        elif isinstance(t, (ast.Tuple, ast.List)):
+            for elt in t.elts:
+                add_target(elt)
+        elif isinstance(t, ast.Starred):
+            add_target(t.value)
+
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                add_target(t)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            add_target(node.target)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.append(node.name)
+    seen: list[str] = []
+    for name in names:
+        if name not in seen and not name.startswith("_"):
+            seen.append(name)
+    return seen
+
+
+def stub_source(label: str, names: list[str]) -> str:
+    """The student stub that replaces a solution code cell."""
+    lines = [f"# Exercise {label}: write your solution here."]
+    if names:
+        lines.append(f"# Your code should define: {', '.join(names)}")
+        lines += [f"{name} = None" for name in names]
+    lines.append(
+        f'raise NotImplementedError("Exercise {label}: replace this cell with your solution")'
+    )
+    return "\n".join(lines)
+
+
+def _strip_solution_prose(source: str, inside: bool) -> tuple[str, bool, str | None]:
+    """Remove solution blocks from a markdown cell; return (text, still_inside, label)."""
+    kept: list[str] = []
+    label = None
+    lines = source.splitlines()
+    i = 0
+    while i < len(lines):
+        m = FENCE_OPEN.match(lines[i])
+        if m:
+            fence = m.group("fence")
+            # skip the directive through its closing fence
+            j = i + 1
+            while j < len(lines) and lines[j].strip() != fence:
+                j += 1
+            if m.group("name") == "solution-start":
+                inside, label = True, m.group("arg") or label
+            else:
+                inside = False
+            i = j + 1
+            continue
+        if not inside:
+            kept.append(lines[i])
+        i += 1
+    return "\n".join(kept).strip("\n"), inside, label
+
+
+def exercise_labels(nb) -> list[str]:
+    """Labels of the ``{exercise}`` directives in a notebook, in order."""
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    return re.findall(r"^[`:]{3,}\{exercise(?:-start)?\}.*\n(?:\s*:[^\n]*\n)*?\s*:label:\s*(\S+)", text, re.M)
+
+
+def student_version(nb):
+    """Return a copy of ``nb`` with every solution removed (see module docstring)."""
+    out = copy.deepcopy(nb)
+    cells = []
+    inside = False
+    label = "?"
+    for cell in out.cells:
+        tags = list(cell.metadata.get("tags", []))
+        if cell.cell_type == "markdown":
+            text, inside, new_label = _strip_solution_prose(cell.source, inside)
+            label = new_label or label
+            if text.strip():
+                cell.source = text
+                cells.append(cell)
+            continue
+        if cell.cell_type == "code" and (SOLUTION_TAG in tags or inside):
+            cell.source = stub_source(label, assigned_names(cell.source))
+            cell.metadata["tags"] = [t for t in tags if t != SOLUTION_TAG] + ["student-answer"]
+            cell.outputs = []
+            cell.execution_count = None
+        cells.append(cell)
+    out.cells = cells
+    return out
+
+
+def _as_ipynb(nb):
+    nb = copy.deepcopy(nb)
+    nb.metadata.pop("jupytext", None)
+    for cell in nb.cells:
+        cell.pop("id", None)
+    nb.nbformat, nb.nbformat_minor = 4, 5
+    nbformat.validator.normalize(nb)
+    return nb
+
+
+def generate(out_dir: Path, sources: list[Path] | None = None) -> list[tuple[Path, Path]]:
+    """Write the student and solution notebooks; return their paths."""
+    sources = sources or sorted((ROOT / "exercises").glob("*.md"))
+    written = []
+    for src in sources:
+        nb = jupytext.read(src, fmt="md:myst")
+        paths = []
+        for kind, version in (("solutions", nb), ("student", student_version(nb))):
+            target = out_dir / kind / f"{src.stem}.ipynb"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(_as_ipynb(version), target)
+            paths.append(target)
+        written.append((paths[0], paths[1]))
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=str(ROOT / "_build" / "exercises"))
+    args = parser.parse_args(argv)
+    for paths in generate(Path(args.out)):
+        for path in paths:
+            print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,182 @@
+"""Shared infrastructure: validation, folds, stated numbers, plotting helpers, data."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.model_selection import KFold as SkKFold
+
+from kmlib import NotFittedError, datasets, plotting
+from kmlib._folds import KFold, resolve_folds
+from kmlib._validation import (check_fitted, check_int, check_kernel, check_labels, check_lam,
+                               check_matrix, check_rng, check_square, check_vector)
+from kmlib.book import stated
+
+
+# ------------------------------------------------------------------ validation
+
+def test_check_matrix_reads_1d_as_points_in_one_dimension():
+    assert check_matrix([1.0, 2.0, 3.0]).shape == (3, 1)
+
+
+@pytest.mark.parametrize("bad, match", [
+    ([[1.0, np.nan]], "NaN or infinite"),
+    ([[1.0, np.inf]], "NaN or infinite"),
+    (np.zeros((0, 3)), "empty"),
+    (np.zeros((2, 2, 2)), "2-D"),
+    ("abc", "numeric"),
+])
+def test_check_matrix_rejects_bad_input_by_name(bad, match):
+    with pytest.raises(ValueError, match=match) as info:
+        check_matrix(bad, "Xtrain")
+    assert "Xtrain" in str(info.value)
+
+
+def test_scalar_and_label_checks():
+    with pytest.raises(ValueError, match="lam must be >= 0"):
+        check_lam(-1.0)
+    with pytest.raises(ValueError, match=">= 0"):
+        check_lam([0.1, -2.0], allow_array=True)
+    with pytest.raises(ValueError, match="labels -1 and 1"):
+        check_labels([0, 1, 1])
+    with pytest.raises(ValueError, match="integer"):
+        check_int(2.5, "n_splits")
+    with pytest.raises(ValueError, match="callable"):
+        check_kernel("rbf")
+    with pytest.raises(ValueError, match="square"):
+        check_square(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="1-D"):
+        check_vector(np.ones((3, 2)))
+    with pytest.raises(ValueError, match="seed"):
+        check_rng("zero")
+    assert check_labels([-1, 1, 1]).tolist() == [-1.0, 1.0, 1.0]
+
+
+def test_not_fitted_error_is_a_value_error_with_a_clear_message():
+    class Est:
+        coef_ = None
+    with pytest.raises(NotFittedError, match="not fitted yet"):
+        check_fitted(Est(), "coef_")
+    assert issubclass(NotFittedError, ValueError)
+
+
+def test_rng_is_deterministic_given_a_seed():
+    assert check_rng(3).random() == check_rng(3).random()
+
+
+# ------------------------------------------------------------------ folds
+
+@pytest.mark.parametrize("n, v", [(10, 3), (7, 7), (100, 5), (11, 2)])
+def test_kfold_without_shuffle_equals_scikit_learn(n, v):
+    ours = [te.tolist() for _, te in KFold(v, shuffle=False).split(n)]
+    theirs = [te.tolist() for _, te in SkKFold(v, shuffle=False).split(np.zeros((n, 1)))]
+    assert ours == theirs
+
+
+def test_shuffled_kfold_partitions_and_is_seeded():
+    folds = list(KFold(4, seed=1).split(23))
+    tests = np.concatenate([te for _, te in folds])
+    assert sorted(tests.tolist()) == list(range(23))
+    assert sorted(len(te) for _, te in folds) == [5, 6, 6, 6]
+    for tr, te in folds:
+        assert np.intersect1d(tr, te).size == 0 and len(tr) + len(te) == 23
+    again = list(KFold(4, seed=1).split(23))
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip(folds, again))
+    kappa = KFold(4, seed=1).fold_of(23)
+    for j, (_, te) in enumerate(folds):
+        assert np.all(kappa[te] == j)
+
+
+def test_resolve_folds_int_means_seeded_shuffled_kfold():
+    a = resolve_folds(5, 20)
+    b = list(KFold(5, shuffle=True, seed=0).split(20))
+    assert all(np.array_equal(x[1], y[1]) for x, y in zip(a, b))
+
+
+@pytest.mark.parametrize("folds, match", [
+    (11, "n_splits must be <="),
+    (1, "n_splits must be >= 2"),
+    ([(np.arange(5), np.arange(5, 10))], "at least 2"),
+    ([(np.arange(5), np.arange(5, 9)), (np.arange(5, 10), np.arange(5))], "partition"),
+    ([(np.arange(6), np.arange(5, 10)), (np.arange(5, 10), np.arange(5))], "overlaps"),
+    ("abc", "iterable"),
+])
+def test_resolve_folds_rejects_bad_folds(folds, match):
+    with pytest.raises(ValueError, match=match):
+        resolve_folds(folds, 10)
+
+
+# ------------------------------------------------------------------ stated numbers
+
+def test_stated_returns_a_plain_number_within_tolerance():
+    v = stated("pi_approx", np.float64(3.14159), np.pi, rtol=1e-5)
+    assert type(v) is float and v == 3.14159
+    assert stated("count", np.int64(7), 7) == 7
+
+
+def test_stated_fails_naming_key_value_and_expectation():
+    with pytest.raises(AssertionError, match=r"'drifted'.*3\.5.*3\.0"):
+        stated("drifted", 3.5, 3.0, rtol=0.1)
+
+
+def test_stated_intervals_encode_inequalities():
+    stated("positive_eig", 1e-3, (0.0, np.inf))
+    with pytest.raises(AssertionError, match="outside the expected interval"):
+        stated("negative_eig", 1e-3, (-np.inf, 0.0))
+
+
+def test_stated_rejects_non_finite_and_non_scalars():
+    with pytest.raises(AssertionError, match="not a finite"):
+        stated("nan_value", np.nan, 0.0, atol=1.0)
+    with pytest.raises(ValueError, match="scalar"):
+        stated("vector", np.ones(3), 1.0)
+    with pytest.raises(ValueError, match="identifier"):
+        stated("has space", 1.0, 1.0)
+
+
+def test_stated_fmt_controls_the_displayed_text():
+    from kmlib.book import Formatted
+    assert repr(Formatted(0.123456, ".2%")) == "12.35%"
+
+
+# ------------------------------------------------------------------ plotting
+
+def test_loglog_slope_recovers_a_power_law():
+    x = np.array([1.0, 2.0, 4.0, 8.0])
+    assert plotting.loglog_slope(x, 3 * x ** -1.5) == pytest.approx(-1.5)
+    with pytest.raises(ValueError, match="positive"):
+        plotting.loglog_slope(x, -x)
+
+
+def test_figure_uses_the_book_palette():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plotting.figure()
+    line, = ax.plot([0, 1], [0, 1])
+    assert line.get_color().lower() == plotting.PALETTE[0].lower()
+    slope = plotting.add_slope_line(ax, [1, 10, 100], [1, 0.1, 0.01])
+    assert slope == pytest.approx(-1.0)
+    plt.close(fig)
+
+
+# ------------------------------------------------------------------ data
+
+def test_linear_model_matches_its_definition_and_is_seeded():
+    X, y, beta = datasets.linear_model(200, 3, beta=[1.0, -2.0, 0.5], sigma=0.0, seed=0)
+    np.testing.assert_allclose(y, X @ beta)
+    X2, y2, _ = datasets.linear_model(200, 3, beta=[1.0, -2.0, 0.5], sigma=0.0, seed=0)
+    np.testing.assert_array_equal(X, X2)
+    with pytest.raises(ValueError, match="beta must have length"):
+        datasets.linear_model(10, 3, beta=[1.0, 2.0])
+    with pytest.raises(ValueError, match="rho"):
+        datasets.linear_model(10, 3, rho=1.0)
+
+
+def test_linear_model_equicorrelation():
+    X, _, _ = datasets.linear_model(20000, 2, rho=0.6, seed=1)
+    assert np.corrcoef(X.T)[0, 1] == pytest.approx(0.6, abs=0.02)
+
+
+def test_diabetes_is_the_bundled_scikit_learn_data():
+    X, y, names = datasets.diabetes()
+    assert X.shape == (442, 10) and y.shape == (442,) and len(names) == 10

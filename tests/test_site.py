@@ -1,0 +1,177 @@
+"""Checks of the built website in ``_build/html`` (skipped when there is no build).
+
+* every HTML page parses and carries no build-error markers;
+* every internal link, image, script and stylesheet resolves (and anchors exist);
+* no script or stylesheet is loaded from the network;
+* each chapter page offers its executed notebook (``.ipynb``) for download;
+* in headless Chromium (when installed), served from localhost with every other host
+  unresolvable, every formula on every page is typeset by MathJax without errors.
+"""
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import nbformat
+import pytest
+
+bs4 = pytest.importorskip("bs4")
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / "_build" / "html"
+
+pytestmark = pytest.mark.skipif(
+    not (HTML / "index.html").is_file(),
+    reason="no website build in _build/html (run `make book` first)",
+)
+
+
+def _pages() -> list[Path]:
+    if not HTML.is_dir():
+        return []
+    skip = {"genindex.html", "search.html", "prf-prf.html"}
+    return sorted(p for p in HTML.rglob("*.html")
+                  if "_static" not in p.parts and "_sources" not in p.parts and p.name not in skip)
+
+
+@functools.lru_cache(maxsize=None)
+def _soup(path: Path):
+    return bs4.BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+def _rel(page: Path) -> str:
+    return str(page.relative_to(HTML))
+
+
+PAGES = _pages()
+
+
+def test_expected_pages_were_built():
+    names = {_rel(p) for p in PAGES}
+    for page in ("index.html", "notation.html", "bibliography.html",
+                 "chapters/01_ridge.html", "chapters/02_cross_validation.html",
+                 "exercises/01_ridge.html", "exercises/02_cross_validation.html"):
+        assert page in names, f"{page} missing from the build"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_rel)
+def test_page_parses_without_error_markers(page):
+    soup = _soup(page)
+    assert soup.find("html") and soup.find("body") and soup.title, "not a complete HTML page"
+    assert not soup.select(".problematic, .system-message"), "unresolved reference or docutils error"
+    for out in soup.select("div.output.traceback, div.cell_output .traceback"):
+        pytest.fail(f"notebook error output on the page: {out.get_text()[:200]}")
+
+
+def _local_targets(page: Path):
+    soup = _soup(page)
+    for tag, attr in (("a", "href"), ("img", "src"), ("script", "src"), ("link", "href")):
+        for el in soup.find_all(tag):
+            url = el.get(attr)
+            if not url:
+                continue
+            parts = urlsplit(url)
+            if parts.scheme or url.startswith("//") or url.startswith("mailto:"):
+                yield tag, url, None
+                continue
+            target = page if not parts.path else (page.parent / unquote(parts.path)).resolve()
+            yield tag, url, (target, parts.fragment)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_rel)
+def test_internal_links_and_images_resolve(page):
+    broken = []
+    for tag, url, local in _local_targets(page):
+        if local is None:
+            continue
+        target, fragment = local
+        if target.is_dir():
+            target = target / "index.html"
+        if not target.exists():
+            broken.append(url)
+        elif fragment and target.suffix == ".html":
+            soup = _soup(target)
+            if not soup.find(id=fragment) and not soup.find(attrs={"name": fragment}):
+                broken.append(url)
+    assert not broken, f"{_rel(page)}: broken internal links: {broken}"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_rel)
+def test_no_script_or_stylesheet_from_the_network(page):
+    remote = []
+    for tag, url, local in _local_targets(page):
+        if local is None and tag in {"script", "img", "link"}:
+            remote.append(url)
+    assert not remote, f"{_rel(page)}: loads from the network: {remote}"
+
+
+@pytest.mark.parametrize("name", ["chapters/01_ridge", "chapters/02_cross_validation"])
+def test_chapter_offers_executed_notebook(name):
+    soup = _soup(HTML / f"{name}.html")
+    links = [a.get("href", "") for a in soup.find_all("a")]
+    assert any(h.endswith(f"_sources/{name}.ipynb") for h in links), "no .ipynb download"
+    nb = nbformat.read(HTML / "_sources" / f"{name}.ipynb", as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert code and any(c.get("outputs") for c in code), "the notebook offered is not executed"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_rel)
+def test_figures_have_alt_text(page):
+    missing = [img.get("src") for img in _soup(page).select("main img, article img")
+               if not (img.get("alt") or "").strip() and "logo" not in (img.get("class") or [])]
+    assert not missing, f"{_rel(page)}: images without alt text: {missing}"
+
+
+# --------------------------------------------------------------------- browser
+
+
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+@pytest.fixture(scope="module")
+def served_site():
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(HTML))
+    handler.log_message = lambda *a, **k: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+MATH_PAGES = [p for p in PAGES if _soup(p).select(".math")]
+
+
+@pytest.mark.parametrize("page", MATH_PAGES, ids=_rel)
+def test_mathjax_renders_every_formula_offline(page, served_site, tmp_path):
+    browser = _chromium()
+    if browser is None:
+        pytest.skip("headless Chromium is not installed (apt-get install chromium); "
+                    "the static offline checks above still ran")
+    n_math = len(_soup(page).select(".math"))
+    url = f"{served_site}/{_rel(page)}"
+    cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+           "--no-first-run", "--disable-background-networking", "--disable-component-update",
+           "--disable-sync", f"--user-data-dir={tmp_path}",
+           # every host but this machine is unresolvable: nothing can come from the network
+           "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+           "--virtual-time-budget=20000", "--dump-dom", url]
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    dom = bs4.BeautifulSoup(result.stdout, "html.parser")
+    assert dom.find("body"), f"Chromium returned no page: {result.stderr[-500:]}"
+    math = dom.select(".math")
+    assert len(math) == n_math
+    unrendered = [m.get_text()[:60] for m in math if not m.find("mjx-container")]
+    assert not unrendered, f"{len(unrendered)} formula(s) not typeset, e.g. {unrendered[:3]}"
+    errors = dom.select("mjx-merror, [data-mjx-error]")
+    assert not errors, f"MathJax errors: {[e.get('data-mjx-error') or e.get_text() for e in errors][:3]}"
