@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 
@@ -21,15 +20,41 @@ def _hide_solutions(app, config) -> None:
     config.hide_solutions = mode == "hide"
 
 
+def _with_cached_outputs(app, path: Path):
+    """The notebook at ``path`` with its outputs.
+
+    On a cache hit myst-nb writes ``jupyter_execute/<page>.ipynb`` without outputs
+    (the outputs are merged into a copy), so fill them in from the execution cache.
+    """
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    if not code or any(c.get("outputs") for c in code):
+        return nb
+    cache_dir = app.config.nb_execution_cache_path or str(Path(app.outdir).parent / ".jupyter_cache")
+    try:
+        from jupyter_cache import get_cache
+
+        _, nb = get_cache(cache_dir).merge_match_into_notebook(nb)
+    except Exception as exc:  # noqa: BLE001 - report and keep the unexecuted copy
+        from sphinx.util import logging
+
+        logging.getLogger(__name__).warning(f"no cached outputs for {path.name}: {exc}")
+    return nb
+
+
 def _offer_ipynb(app, pagename, templatename, context, doctree) -> None:
     if doctree is None or app.builder.format != "html":
         return
     executed = Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.ipynb"
     if not executed.is_file():
         return
+    import nbformat
+
     target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(executed, target)
+    nbformat.write(_with_cached_outputs(app, executed), target)
     context["ipynb_source"] = f"{pagename}.ipynb"
 
 
