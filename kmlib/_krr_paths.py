@@ -335,7 +335,9 @@ def tune_krr(X: Any, y: Any, kernel_factory: Callable[[Any], Callable[..., Any]]
             f"params must be a non-empty sequence of kernel parameters; got {params!r}"
         ) from None
     if not params:
-        raise ValueError("params must be a non-empty sequence of kernel parameters; got an empty one")
+        raise ValueError(
+            "params must be a non-empty sequence of kernel parameters; got an empty one"
+        )
     lams = _check_lams(lams)
     n = y.shape[0]
     pairs = resolve_folds(folds, n)
@@ -343,8 +345,9 @@ def tune_krr(X: Any, y: Any, kernel_factory: Callable[[Any], Callable[..., Any]]
     cv = np.empty((len(params), lams.shape[0]))
     for i, p in enumerate(params):
         kernel = check_kernel(kernel_factory(p), f"kernel_factory({p!r})")
-        K = _gram(kernel, X, None, (n, n))
-        _check_symmetric(K, f"kernel_factory({p!r})(X)")
+        what = f"kernel_factory({p!r})(X)"
+        K = _gram(kernel, X, None, (n, n), what)
+        _check_symmetric(K, what)
         cv[i] = _cv_errors(K, y, lams, pairs)
 
     if not np.any(np.isfinite(cv)):

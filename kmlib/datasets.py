@@ -8,9 +8,24 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import check_int, check_nonnegative, check_rng, check_vector
+from ._validation import (
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_rng,
+    check_vector,
+)
 
-__all__ = ["linear_model", "diabetes"]
+__all__ = [
+    "linear_model",
+    "diabetes",
+    "two_moons",
+    "sine_target",
+    "square_wave_target",
+    "sine_and_square",
+    "SobolevSeries",
+    "sobolev_ball_function",
+]
 
 
 def linear_model(n: int, p: int, *, beta: Any = None, sigma: float = 1.0,
@@ -64,3 +79,228 @@ def diabetes() -> tuple[np.ndarray, np.ndarray, list[str]]:
 
     data = load_diabetes(scaled=False)
     return np.asarray(data.data, dtype=float), np.asarray(data.target, dtype=float), list(data.feature_names)
+
+
+# ---------------------------------------------------------------------------
+# Chapter 9: two moons
+# ---------------------------------------------------------------------------
+
+def two_moons(n: int, noise: float = 0.1, seed: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """Two interleaving half-circles in the plane, a classic non-linear problem.
+
+    The upper moon is the unit half-circle ``(cos t, sin t)``, and the lower moon
+    the same arc turned upside down and shifted, ``(1 - cos t, 1/2 - sin t)``,
+    with angles ``t ~ Uniform[0, pi]`` drawn independently for each point.
+    Independent Gaussian noise of standard deviation ``noise`` is added to both
+    coordinates, and the rows are returned in random order.
+
+    Parameters
+    ----------
+    n : int
+        Number of points (at least 2).  The upper moon gets ``n - n // 2``
+        points and the lower moon ``n // 2``.
+    noise : float, default=0.1
+        Standard deviation of the Gaussian noise (>= 0).
+    seed : int, Generator or None
+        Source of randomness.
+
+    Returns
+    -------
+    X : ndarray of shape (n, 2)
+    y : ndarray of shape (n,)
+        Labels, ``+1`` for the upper moon and ``-1`` for the lower moon (float).
+    """
+    n = check_int(n, "n", minimum=2)
+    noise = check_nonnegative(noise, "noise")
+    rng = check_rng(seed)
+    n_low = n // 2
+    n_up = n - n_low
+    t = rng.uniform(0.0, np.pi, size=n)
+    c, s = np.cos(t), np.sin(t)
+    X = np.empty((n, 2))
+    X[:n_up, 0] = c[:n_up]
+    X[:n_up, 1] = s[:n_up]
+    X[n_up:, 0] = 1.0 - c[n_up:]
+    X[n_up:, 1] = 0.5 - s[n_up:]
+    y = np.concatenate([np.ones(n_up), -np.ones(n_low)])
+    X += noise * rng.standard_normal((n, 2))
+    perm = rng.permutation(n)
+    return X[perm], y[perm]
+
+
+# ---------------------------------------------------------------------------
+# Chapter 7: smooth and rough targets on [0, 1]
+# ---------------------------------------------------------------------------
+
+def _unit_interval_points(x: Any, name: str = "x") -> tuple[np.ndarray, tuple[int, ...]]:
+    """Flatten ``x`` (scalar, 1-D or an (n, 1) column) to 1-D; check it lies in [0, 1]."""
+    a = np.asarray(x, dtype=float)
+    shape = a.shape
+    if a.ndim == 2 and a.shape[1] == 1:
+        shape = (a.shape[0],)
+    elif a.ndim > 1:
+        raise ValueError(
+            f"{name} must be a scalar, a 1-D array or an (n, 1) column; got shape {a.shape}"
+        )
+    flat = a.reshape(-1)
+    if not np.all(np.isfinite(flat)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    if flat.size and (flat.min() < 0.0 or flat.max() > 1.0):
+        raise ValueError(
+            f"{name} must lie in [0, 1]; got values in [{flat.min()!r}, {flat.max()!r}]"
+        )
+    return flat, shape
+
+
+def sine_target(x: Any) -> Any:
+    """The smooth target ``sin(4 pi x)`` of the smoothness-matching experiment (x in [0, 1]).
+
+    Accepts a scalar, a 1-D array or an (n, 1) column; returns a float or a 1-D array.
+    """
+    flat, shape = _unit_interval_points(x)
+    out = np.sin(4.0 * np.pi * flat)
+    return float(out[0]) if shape == () else out.reshape(shape)
+
+
+def square_wave_target(x: Any) -> Any:
+    """The rough target: ``1`` on ``[0, 0.25) U [0.5, 0.75)`` and ``-1`` elsewhere in [0, 1].
+
+    Accepts a scalar, a 1-D array or an (n, 1) column; returns a float or a 1-D array.
+    """
+    flat, shape = _unit_interval_points(x)
+    up = (flat < 0.25) | ((flat >= 0.5) & (flat < 0.75))
+    out = np.where(up, 1.0, -1.0)
+    return float(out[0]) if shape == () else out.reshape(shape)
+
+
+def sine_and_square(n: int, noise: float = 0.1,
+                    seed: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Training data for the smoothness-matching KRR experiment (Chapter 7).
+
+    Inputs ``x_i ~ Uniform[0, 1]`` (i.i.d.), and two responses at the same inputs,
+
+    * ``y_sine = sin(4 pi x) + eps``  (smooth target, :func:`sine_target`),
+    * ``y_square = s(x) + eps'``  (square wave, :func:`square_wave_target`),
+
+    with independent noise vectors ``eps, eps' ~ N(0, noise**2 I)``.  The
+    experiment of the notes uses ``n = 40``, ``noise = 0.1`` and a fresh
+    training set per target: call this function twice with different seeds
+    and use one response from each call.
+
+    Parameters
+    ----------
+    n : int
+        Number of training points (at least 1).
+    noise : float, default=0.1
+        Noise standard deviation (>= 0).
+    seed : int, Generator or None
+        Source of randomness.
+
+    Returns
+    -------
+    X : ndarray of shape (n, 1)
+    y_sine : ndarray of shape (n,)
+    y_square : ndarray of shape (n,)
+    """
+    n = check_int(n, "n", minimum=1)
+    noise = check_nonnegative(noise, "noise")
+    rng = check_rng(seed)
+    x = rng.uniform(0.0, 1.0, size=n)
+    y_sine = sine_target(x) + noise * rng.standard_normal(n)
+    y_square = square_wave_target(x) + noise * rng.standard_normal(n)
+    return x[:, None], y_sine, y_square
+
+
+# ---------------------------------------------------------------------------
+# Chapter 7: functions in a ball of the first-order Sobolev RKHS
+# ---------------------------------------------------------------------------
+
+class SobolevSeries:
+    r"""A function in the RKHS of :math:`\min(x, x')` on [0, 1], given by its Mercer series.
+
+    .. math::
+        f(x) = \sum_{j=1}^J c_j \sqrt{\mu_j}\, e_j(x), \qquad
+        e_j(x) = \sqrt2\sin((j - \tfrac12)\pi x), \quad
+        \mu_j = \frac{4}{\pi^2(2j - 1)^2},
+
+    i.e. :math:`f(x) = \sqrt2\sum_j c_j \sin(a_j x)/a_j` with
+    :math:`a_j = (j - \tfrac12)\pi`.  The functions :math:`\sqrt{\mu_j} e_j`
+    are orthonormal in the RKHS, so :math:`\|f\|_{\mathcal H}^2 = \sum_j c_j^2`.
+    Equivalently, in the first-order Sobolev space (:math:`f(0) = 0`,
+    :math:`\|f\|_{\mathcal H}^2 = \int_0^1 f'(x)^2\,dx`), the derivative
+    :math:`f'(x) = \sqrt2\sum_j c_j\cos(a_j x)` is an orthonormal expansion in
+    :math:`L^2[0, 1]` with the same coefficients.
+
+    Parameters
+    ----------
+    coef : array-like of shape (J,)
+        The coefficients :math:`c_j`.
+    """
+
+    def __init__(self, coef: Any) -> None:
+        self.coef = check_vector(coef, "coef").copy()
+        self._freq = (np.arange(1, self.coef.shape[0] + 1) - 0.5) * np.pi
+
+    @property
+    def rkhs_norm(self) -> float:
+        r"""The RKHS norm :math:`\|f\|_{\mathcal H} = \|c\|_2`."""
+        return float(np.linalg.norm(self.coef))
+
+    def __call__(self, x: Any) -> Any:
+        """Evaluate ``f`` at points of [0, 1] (scalar, 1-D array or (n, 1) column)."""
+        flat, shape = _unit_interval_points(x)
+        S = np.sin(np.multiply.outer(flat, self._freq))
+        out = np.sqrt(2.0) * (S @ (self.coef / self._freq))
+        return float(out[0]) if shape == () else out.reshape(shape)
+
+    def derivative(self, x: Any) -> Any:
+        """Evaluate ``f'`` at points of [0, 1] (scalar, 1-D array or (n, 1) column)."""
+        flat, shape = _unit_interval_points(x)
+        C = np.cos(np.multiply.outer(flat, self._freq))
+        out = np.sqrt(2.0) * (C @ self.coef)
+        return float(out[0]) if shape == () else out.reshape(shape)
+
+    def __repr__(self) -> str:
+        return f"SobolevSeries(n_terms={self.coef.shape[0]}, rkhs_norm={self.rkhs_norm:.6g})"
+
+
+def sobolev_ball_function(n_terms: int, radius: float = 1.0, seed: Any = None, *,
+                          decay: float = 0.0) -> SobolevSeries:
+    r"""A random function on the sphere of radius ``radius`` of the min-kernel RKHS.
+
+    Draws :math:`z_j \sim N(0, 1)` for :math:`j = 1, \dots, J`, sets
+    :math:`c_j \propto z_j\, j^{-\mathrm{decay}}` rescaled so that
+    :math:`\|c\|_2 = 	ext{radius}`, and returns
+    :math:`f^0 = \sum_j c_j\sqrt{\mu_j}e_j` (see :class:`SobolevSeries`).  Hence
+    :math:`\|f^0\|_{\mathcal H} = 	ext{radius}` exactly: :math:`f^0` lies in the
+    Sobolev ball of that radius, as the rate theorem of Chapter 7 requires.
+    ``decay > 0`` puts less weight on the high-frequency terms (smoother draws).
+
+    Parameters
+    ----------
+    n_terms : int
+        Number :math:`J \ge 1` of Mercer terms.
+    radius : float, default=1.0
+        The RKHS norm of the result (> 0).
+    seed : int, Generator or None
+        Source of randomness.
+    decay : float, default=0.0
+        Polynomial decay (>= 0) of the coefficient scale with ``j``.
+
+    Returns
+    -------
+    SobolevSeries
+        A callable ``f0(x)`` for ``x`` in [0, 1], with ``f0.derivative`` and
+        ``f0.rkhs_norm``.
+    """
+    J = check_int(n_terms, "n_terms", minimum=1)
+    radius = check_positive(radius, "radius")
+    decay = check_nonnegative(decay, "decay")
+    rng = check_rng(seed)
+    z = rng.standard_normal(J) * np.arange(1, J + 1, dtype=float) ** (-decay)
+    norm = np.linalg.norm(z)
+    if norm == 0.0:  # probability zero; keep the promise on the norm anyway
+        z = np.zeros(J)
+        z[0] = 1.0
+        norm = 1.0
+    return SobolevSeries(z * (radius / norm))

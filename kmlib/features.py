@@ -47,8 +47,8 @@ __all__ = [
 _VARIANTS = ("cos_sin", "cos_phase")
 _KERNELS = ("gaussian", "laplacian", "matern")
 
-#: Rows processed at once in ``transform``: bounds the temporary memory and
-#: keeps each block in cache; it is a loop over blocks, not over samples.
+#: Rows per kernel evaluation in ``Nystroem.transform``: bounds the temporary
+#: memory of k(X, landmarks); it is a loop over blocks, not over samples.
 _BLOCK_ROWS = 4096
 
 
@@ -109,7 +109,8 @@ class RandomFourierFeatures:
           :math:`w = \gamma z / |g|` with :math:`z \sim N(0, I_d)` and
           :math:`g \sim N(0, 1)` independent.  (The product of one-dimensional
           Cauchy densities belongs to the different, :math:`\ell_1` kernel
-          :math:`\exp(-\gamma\|x - x'\|_1)`.)
+          :math:`\exp(-\gamma\|x - x'\|_1)` used in one of the notes; the two
+          agree only in one dimension -- book errata E.23 and E.52.)
         * ``"matern"``: the Matern kernel of smoothness ``nu`` and length scale
           :math:`\ell = \sigma`,
           :math:`k = \frac{2^{1-\nu}}{\Gamma(\nu)} (\sqrt{2\nu}\, r/\ell)^\nu
@@ -140,11 +141,12 @@ class RandomFourierFeatures:
 
     Notes
     -----
-    :meth:`transform` costs one matrix product ``X @ W_`` and in-place
-    trigonometric functions, done in blocks of rows; everything is float64.
+    :meth:`transform` costs one matrix product ``X @ W_`` and one in-place
+    cosine over the output (for ``"cos_sin"`` the sines are computed as
+    :math:`\sin t = \cos(t - \pi/2)`); everything is float64.
     """
 
-    def __init__(self, sigma: float = 1.0, n_features: int = 100, *,
+    def __init__(self, sigma: float = 1.0, n_features: int = 100,
                  variant: str = "cos_sin", kernel: str = "gaussian",
                  nu: float | None = None, seed: Any = None) -> None:
         self.sigma = sigma
@@ -228,25 +230,19 @@ class RandomFourierFeatures:
         W = self.W_
         X = _check_transform_input(X, W.shape[0], type(self).__name__)
         n, D = X.shape[0], W.shape[1]
-        out = np.empty((n, self.n_output_features_))
         if self.variant == "cos_sin":
+            # one matrix product, then sin(t) = cos(t - pi/2) so that a single
+            # in-place cosine runs over the contiguous (n, 2D) output
+            out = np.empty((n, 2 * D))
+            np.matmul(X, W, out=out[:, :D])
+            np.subtract(out[:, :D], 0.5 * np.pi, out=out[:, D:])
             scale = 1.0 / math.sqrt(D)
-            for start in range(0, n, _BLOCK_ROWS):
-                blk = slice(start, min(start + _BLOCK_ROWS, n))
-                P = X[blk] @ W
-                np.cos(P, out=out[blk, :D])
-                np.sin(P, out=out[blk, D:])
-                out[blk] *= scale
         else:
+            out = X @ W
+            out += self.u_
             scale = math.sqrt(2.0 / D)
-            u = self.u_
-            for start in range(0, n, _BLOCK_ROWS):
-                blk = slice(start, min(start + _BLOCK_ROWS, n))
-                P = out[blk]
-                np.matmul(X[blk], W, out=P)
-                P += u
-                np.cos(P, out=P)
-                P *= scale
+        np.cos(out, out=out)
+        out *= scale
         return out
 
     def fit_transform(self, X: Any, y: Any = None) -> np.ndarray:
@@ -277,9 +273,11 @@ class Nystroem:
         Relative eigenvalue cut-off of the pseudo-inverse square root:
         eigenvalues of :math:`K_{mm}` at or below ``rtol * max_eigenvalue`` are
         treated as zero (their directions are dropped rather than inverted,
-        because :math:`K_{mm}` is often numerically singular).  The default
+        because :math:`K_{mm}` is often numerically singular: the notes'
+        :math:`K_{mm}^{-1}` must be read as the pseudo-inverse, erratum E.38).
+        The default
         ``None`` means ``m * eps`` with ``eps`` the float64 machine epsilon,
-        as in ``numpy.linalg.pinv``'s rank decision.
+        the rank decision of ``numpy.linalg.matrix_rank``.
 
     Attributes
     ----------
@@ -295,7 +293,7 @@ class Nystroem:
         Number of eigenvalues of :math:`K_{mm}` kept.
     """
 
-    def __init__(self, kernel: Any, n_components: int = 100, *, seed: Any = None,
+    def __init__(self, kernel: Any, n_components: int = 100, seed: Any = None,
                  rtol: float | None = None) -> None:
         self.kernel = kernel
         self.n_components = n_components
@@ -364,8 +362,13 @@ class Nystroem:
         """
         check_fitted(self, "normalization_")
         X = _check_transform_input(X, self.components_.shape[1], type(self).__name__)
-        C = self._gram(X, self.components_)
-        return C @ self.normalization_
+        L, T = self.components_, self.normalization_
+        n = X.shape[0]
+        out = np.empty((n, T.shape[1]))
+        for start in range(0, n, _BLOCK_ROWS):
+            blk = slice(start, min(start + _BLOCK_ROWS, n))
+            np.matmul(self._gram(X[blk], L), T, out=out[blk])
+        return out
 
     def fit_transform(self, X: Any, y: Any = None) -> np.ndarray:
         """Equivalent to ``fit(X).transform(X)``."""
@@ -395,7 +398,7 @@ class PositiveRandomFeatures:
         The random vectors :math:`w_j`, one per column.
     """
 
-    def __init__(self, n_features: int = 100, *, seed: Any = None) -> None:
+    def __init__(self, n_features: int = 100, seed: Any = None) -> None:
         self.n_features = n_features
         self.seed = seed
 

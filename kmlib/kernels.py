@@ -180,7 +180,7 @@ class Kernel(ABC):
                     f"got {Xa.shape[1]} and {Ya.shape[1]}"
                 )
         with np.errstate(over="ignore", invalid="ignore"):
-            G = np.array(self._gram(Xa, Ya), dtype=float)
+            G = np.asarray(self._gram(Xa, Ya), dtype=float)  # a fresh array
         if not np.all(np.isfinite(G)):
             raise ValueError(
                 f"the Gram matrix of {self!r} has non-finite entries (overflow); "

@@ -152,26 +152,31 @@ def _solve_shifted(K: np.ndarray, y: np.ndarray, lam: float,
     alpha = U @ coef
     n_drop = int(n - np.count_nonzero(keep))
     if lam > 0 or n_drop:
-        if not reason:
-            reason = f"K is numerically singular (rank {n - n_drop} of {n}); "
         tol = n * _EPS * float(np.max(np.abs(s)))
-        warnings.warn(
-            f"{who}: {reason}solved by an eigendecomposition instead, treating "
-            f"{n_drop} eigenvalue(s) of K + lam*I with |value| <= {tol:.3g} as zero, "
-            "i.e. returned the minimum-norm solution alpha = pinv(K + lam*I) @ y. "
-            + ("Predictions interpolate the data only on the numerical range of K. "
-               if lam == 0 else "Consider a larger lam. "),
-            RuntimeWarning,
-            stacklevel=3,
-        )
+        dropped = (f"treating {n_drop} eigenvalue(s) of K + lam*I with |value| <= {tol:.3g} "
+                   "as zero")
+        if lam > 0:
+            msg = (f"{reason}solved by an eigendecomposition instead, {dropped}, i.e. "
+                   "returned the minimum-norm solution alpha = pinv(K + lam*I) @ y. Use a "
+                   "larger lam, or check that the kernel is positive definite.")
+        else:
+            msg = (f"lam=0 and K is numerically singular (rank {n - n_drop} of {n}); returned "
+                   f"the minimum-norm solution alpha = pinv(K) @ y from an eigendecomposition, "
+                   f"{dropped}. The fitted values K @ alpha are the projection of y onto the "
+                   "range of K, so they interpolate y only if y lies in that range.")
+        warnings.warn(f"{who}: {msg}", RuntimeWarning, stacklevel=3)
     return alpha, "eigh"
 
 
 def _gram(kernel: Callable[..., Any], X: np.ndarray, Y: np.ndarray | None,
-          shape: tuple[int, int]) -> np.ndarray:
-    """Evaluate ``kernel`` and check that it returned a finite matrix of ``shape``."""
+          shape: tuple[int, int], what: str | None = None) -> np.ndarray:
+    """Evaluate ``kernel`` and check that it returned a finite matrix of ``shape``.
+
+    ``what`` names the call in error messages.
+    """
     K = kernel(X) if Y is None else kernel(X, Y)
-    what = "kernel(X)" if Y is None else "kernel(X, X_fit_)"
+    if what is None:
+        what = "kernel(X)" if Y is None else "kernel(X, X_fit_)"
     try:
         K = np.asarray(K, dtype=float)
     except (TypeError, ValueError) as exc:

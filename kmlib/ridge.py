@@ -15,10 +15,11 @@ the loss).  This module gives
 * the estimator :class:`RidgeRegression` (unpenalised intercept, standardised
   columns, coefficients reported on the original scale);
 * the SVD view: :func:`shrinkage_factors`, :func:`effective_df`,
-  :func:`principal_components`;
+  :func:`principal_components`, and the preprocessing :func:`standardize`;
 * exact second moments: :func:`ridge_mse_matrix`, :func:`ols_covariance`,
   :func:`mse_difference`, :func:`mse_difference_closed_form`,
-  :func:`ridge_beats_ols_threshold`, :func:`ridge_mse_trace`;
+  :func:`ridge_beats_ols_threshold`, :func:`ridge_mse_trace`,
+  :func:`ridge_prediction_risk`;
 * simulation and likelihood helpers for the Gaussian model:
   :func:`simulate_responses`, :func:`simulate_estimates`,
   :func:`empirical_mse_matrix`, :func:`gaussian_score`,
@@ -54,6 +55,7 @@ __all__ = [
     "shrinkage_factors",
     "effective_df",
     "principal_components",
+    "standardize",
     "RidgeRegression",
     "ridge_mse_matrix",
     "ols_covariance",
@@ -61,6 +63,7 @@ __all__ = [
     "mse_difference_closed_form",
     "ridge_beats_ols_threshold",
     "ridge_mse_trace",
+    "ridge_prediction_risk",
     "simulate_responses",
     "simulate_estimates",
     "empirical_mse_matrix",
@@ -425,6 +428,45 @@ def principal_components(X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return U * d, Vt.T, d**2 / X.shape[0]
 
 
+def standardize(X: Any, *, center: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Centre each column and scale it to Euclidean norm ``sqrt(n)``.
+
+    After this the columns have mean 0 and variance 1 with the ``1/n``
+    convention (the preprocessing of the notes' ridge regression).
+
+    Parameters
+    ----------
+    X : array of shape (n, p)
+    center : bool, default True
+        When False the columns are only scaled (``mean`` is returned as zeros
+        and the scale is the root mean square of the raw column).
+
+    Returns
+    -------
+    Z : ndarray of shape (n, p)
+        ``(X - mean) / scale``.
+    mean : ndarray of shape (p,)
+    scale : ndarray of shape (p,)
+
+    Raises
+    ------
+    ValueError
+        If a column has zero spread (it is constant), so it cannot be scaled.
+    """
+    X = check_matrix(X, "X")
+    mean = X.mean(axis=0) if center else np.zeros(X.shape[1])
+    Z = X - mean
+    scale = np.sqrt(np.mean(Z**2, axis=0))
+    tiny = 100 * np.finfo(float).eps * np.max(np.abs(X), axis=0)
+    bad = np.flatnonzero(scale <= tiny)
+    if bad.size:
+        raise ValueError(
+            f"X has constant column(s) {bad.tolist()}, which cannot be standardised "
+            "(zero spread); drop them (RidgeRegression also accepts standardize=False)"
+        )
+    return Z / scale, mean, scale
+
+
 # --------------------------------------------------------------------------- #
 # the estimator
 # --------------------------------------------------------------------------- #
@@ -486,20 +528,11 @@ class RidgeRegression:
         lam = check_lam(self.lam, "lam")
         X, y = _check_Xy(X, y)
         n, p = X.shape
-        x_mean = X.mean(axis=0) if self.fit_intercept else np.zeros(p)
-        Z = X - x_mean
         if self.standardize:
-            scale = np.sqrt(np.mean(Z**2, axis=0))
-            tiny = 100 * np.finfo(float).eps * np.max(np.abs(X), axis=0)
-            bad = np.flatnonzero(scale <= tiny)
-            if bad.size:
-                raise ValueError(
-                    f"X has constant column(s) {bad.tolist()}, which cannot be standardised "
-                    "(zero spread); drop them or pass standardize=False"
-                )
-            Z = Z / scale
+            Z, x_mean, scale = standardize(X, center=bool(self.fit_intercept))
         else:
-            scale = np.ones(p)
+            x_mean = X.mean(axis=0) if self.fit_intercept else np.zeros(p)
+            Z, scale = X - x_mean, np.ones(p)
         y_mean = float(y.mean()) if self.fit_intercept else 0.0
         beta_z = _solve_many(Z, (y - y_mean)[:, None], lam, "svd")[:, 0]
         self.coef_ = beta_z / scale
@@ -712,6 +745,38 @@ def ridge_mse_trace(X: Any, beta0: Any, sigma2: float, lams: Any
     bias2 = ((L / (d2 + L)) ** 2 * cvec**2).sum(axis=1) + max(outside, 0.0)
     variance = sigma2 * (d2 / (d2 + L) ** 2).sum(axis=1)
     return bias2, variance, bias2 + variance
+
+
+def ridge_prediction_risk(X: Any, beta0: Any, sigma2: float, lams: Any) -> np.ndarray:
+    """Exact in-sample prediction risk ``E ||X (beta_hat - beta0)||^2 / n`` over a grid of ``lam``.
+
+    In SVD coordinates, with ``c = V^T beta0``,
+    ``n * risk = sum_j d_j^2 [ (lam/(d_j^2+lam))^2 c_j^2 + sigma2 d_j^2/(d_j^2+lam)^2 ]``;
+    at ``lam = 0`` it is ``sigma2 * rank(X) / n`` (OLS).
+
+    Parameters
+    ----------
+    X : array of shape (n, p)
+    beta0 : array of shape (p,)
+    sigma2 : float
+    lams : array of shape (L,)
+        Regularisation parameters, ``>= 0``.
+
+    Returns
+    -------
+    ndarray of shape (L,)
+        Equal to ``trace(X mse X^T) / n`` with ``mse`` from :func:`ridge_mse_matrix`.
+    """
+    X, beta0, sigma2 = _check_moments(X, beta0, sigma2)
+    lams = np.atleast_1d(check_lam(lams, "lams", allow_array=True))
+    _, d, Vt = np.linalg.svd(X, full_matrices=False)
+    keep = d > _rank_tol(d, X.shape)
+    d, Vt = d[keep], Vt[keep]
+    c2 = (Vt @ beta0) ** 2
+    d2 = d**2
+    L = lams[:, None]
+    total = (d2 * ((L / (d2 + L)) ** 2 * c2 + sigma2 * d2 / (d2 + L) ** 2)).sum(axis=1)
+    return total / X.shape[0]
 
 
 # --------------------------------------------------------------------------- #

@@ -114,14 +114,16 @@ def krr_mspe(K: Any, f0: Any, sigma2: float, lam: Any) -> Any:
     r"""Exact mean squared prediction error of KRR at the design points.
 
     .. math::
-        \mathrm{MSPE}(\lambda) = \frac1n\mathbb E\|K(K + \lambda I)^{-1}(f^0 + \varepsilon) - f^0\|^2
+        \mathrm{MSPE}(\lambda)
+        = \frac1n\mathbb E\|K(K + \lambda I)^{-1}(f^0 + \varepsilon) - f^0\|^2
         = \frac1n\Big[\sum_i \frac{\lambda^2\theta_i^2}{(d_i + \lambda)^2}
           + \sigma^2\sum_i \frac{d_i^2}{(d_i + \lambda)^2}\Big],
 
     with :math:`K = U\,\mathrm{diag}(d)\,U^\top` and :math:`\theta = U^\top f^0`
     (squared bias plus variance).  One symmetric eigendecomposition serves every
     value of ``lam``.  ``lam = 0`` is read as the limit :math:`\lambda \downarrow 0`
-    (projection onto the range of ``K``).
+    (projection onto the range of ``K``); eigenvalues below ``n * eps * d_max``
+    count as zero when deciding that range.
 
     Parameters
     ----------
@@ -144,7 +146,8 @@ def krr_mspe(K: Any, f0: Any, sigma2: float, lam: Any) -> Any:
     f0 = check_vector(f0, "f0")
     if f0.shape[0] != K.shape[0]:
         raise ValueError(
-            f"f0 must have one value per row of K; got len(f0)={f0.shape[0]} for K of shape {K.shape}"
+            f"f0 must have one value per row of K; got len(f0)={f0.shape[0]} "
+            f"for K of shape {K.shape}"
         )
     sigma2 = check_nonnegative(sigma2, "sigma2")
     scalar = np.ndim(lam) == 0
@@ -157,7 +160,8 @@ def krr_mspe(K: Any, f0: Any, sigma2: float, lam: Any) -> Any:
         raise ValueError(
             f"K must be positive semi-definite; got smallest eigenvalue {d[0]!r}"
         )
-    d = np.clip(d, 0.0, None)
+    # numerical rank: eigenvalues at round-off level are exact zeros (matters at lam = 0)
+    d[d <= n * np.finfo(float).eps * max(d[-1], 0.0)] = 0.0
     theta2 = (U.T @ f0) ** 2
     den = d[None, :] + lams[:, None]                       # (n_lam, n)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -1,0 +1,524 @@
+r"""Kernel logistic regression fitted by a damped Newton method (chapter 8).
+
+Chapter 8 of the book fits
+
+.. math::
+
+    \min_{\mu, f}\; \sum_{i=1}^n \log\bigl(1 + e^{-y_i(\mu + f(x_i))}\bigr)
+    + \lambda \|f\|_{\mathcal H}^2 ,
+
+with an unpenalised intercept :math:`\mu`.  By the representer theorem
+:math:`f = \sum_j \alpha_j k(\cdot, x_j)`, so the problem is smooth and convex in
+:math:`(\alpha, \mu)`:
+
+.. math::
+
+    J(\alpha, \mu) = \sum_i \log\bigl(1 + e^{-y_i(\mu + (K\alpha)_i)}\bigr)
+    + \lambda\, \alpha^\top K \alpha .
+
+With the linear kernel this is ridge-penalised logistic regression, i.e.
+scikit-learn's ``LogisticRegression(C=1/(2*lam))`` with ``w = X^T alpha``.
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from scipy.linalg import lapack, lu_factor, lu_solve
+from scipy.special import expit
+
+from ._validation import (
+    check_fitted,
+    check_int,
+    check_kernel,
+    check_labels,
+    check_lam,
+    check_matrix,
+    check_positive,
+    check_same_length,
+    check_square,
+)
+
+__all__ = ["KernelLogisticRegression", "logistic_objective"]
+
+_ARMIJO = 1e-4          # sufficient-decrease constant of the line search
+_MIN_STEP = 2.0 ** -40  # give up backtracking below this step length
+_F32_COND = 1e4         # factor B in float32 when its condition number is below this
+
+
+def logistic_objective(K: Any, y: Any, alpha: Any, mu: float, lam: float) -> float:
+    r"""Penalised logistic objective :math:`J(\alpha, \mu)` on a Gram matrix.
+
+    .. math::
+
+        J(\alpha, \mu) = \sum_i \log\bigl(1 + e^{-y_i(\mu + (K\alpha)_i)}\bigr)
+        + \lambda \alpha^\top K \alpha ,
+
+    evaluated stably as ``logaddexp(0, -margin)``.
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+        Gram matrix of the training points.
+    y : array of shape (n,)
+        Labels in {-1, 1}.
+    alpha : array of shape (n,)
+        Representer coefficients.
+    mu : float
+        Intercept.
+    lam : float
+        Penalty :math:`\lambda \ge 0`.
+
+    Returns
+    -------
+    float
+    """
+    K = check_square(K, "K")
+    y = check_labels(y)
+    alpha = _check_len(alpha, "alpha", K.shape[0])
+    check_same_length(K, y, "K", "y")
+    lam = check_lam(lam)
+    Ka = K @ alpha
+    return _objective(Ka, alpha, float(mu), y, lam)
+
+
+def _check_len(v: Any, name: str, n: int) -> np.ndarray:
+    """Return ``v`` as a finite float vector of length ``n``."""
+    v = np.asarray(v, dtype=float).reshape(-1)
+    if v.shape[0] != n:
+        raise ValueError(f"{name} must have length {n}; got {v.shape[0]}")
+    if not np.all(np.isfinite(v)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return v
+
+
+def _check_symmetric(K: np.ndarray, name: str, block: int = 512) -> None:
+    """Raise unless the square matrix ``K`` is symmetric up to rounding (checked by row blocks)."""
+    n = K.shape[0]
+    scale = max(float(np.max(np.abs(K))), 1.0)
+    worst = 0.0
+    for s in range(0, n, block):
+        worst = max(worst, float(np.max(np.abs(K[s:s + block] - K[:, s:s + block].T))))
+    if worst > 1e-8 * scale:
+        raise ValueError(
+            f"{name} must be a symmetric Gram matrix; got a matrix "
+            f"with max |K - K^T| = {worst:.3g}"
+        )
+
+
+def _objective(Ka: np.ndarray, alpha: np.ndarray, mu: float, y: np.ndarray,
+               lam: float) -> float:
+    """J from the precomputed product K alpha."""
+    return float(np.sum(np.logaddexp(0.0, -y * (Ka + mu))) + lam * np.dot(alpha, Ka))
+
+
+class KernelLogisticRegression:
+    r"""Kernel logistic regression with an unpenalised intercept, fitted by Newton's method.
+
+    Minimises :math:`J(\alpha, \mu) = \sum_i \log(1 + e^{-y_i(\mu + (K\alpha)_i)})
+    + \lambda \alpha^\top K\alpha` and predicts
+    :math:`P(Y = 1 \mid x) = \sigma(\mu + \sum_j \alpha_j k(x, x_j))` with the
+    logistic function :math:`\sigma`.
+
+    Parameters
+    ----------
+    kernel : callable or "precomputed"
+        A kernel ``k(X, Y=None)`` returning the Gram matrix, e.g.
+        ``kmlib.kernels.gaussian(1.0)``.  With ``"precomputed"``, :meth:`fit`
+        takes the training Gram matrix K (n, n) and the prediction methods take
+        the cross Gram matrix (m, n_train) between test and training points.
+    lam : float
+        Penalty :math:`\lambda > 0` on :math:`\|f\|^2_{\mathcal H}`.
+    tol : float
+        Stop when the Euclidean norm of the gradient of J with respect to
+        :math:`(\alpha, \mu)`, i.e. :math:`\|(K(r + 2\lambda\alpha),\, \mathbf 1^\top r)\|_2`
+        with :math:`r_i = -y_i\sigma(-y_i\eta_i)`, falls below ``tol``.
+    max_iter : int
+        Maximal number of Newton iterations; reaching it raises a
+        :class:`RuntimeWarning` and keeps the current iterate.
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (n,)
+        The representer coefficients :math:`\alpha`.
+    intercept_ : float
+        The intercept :math:`\mu`.
+    n_iter_ : int
+        Number of Newton iterations.
+    objective_ : float
+        :math:`J(\alpha, \mu)` at the solution.
+    grad_norm_ : float
+        The gradient norm used by the stopping rule, at the solution.
+    X_fit_ : ndarray or None
+        Training inputs (None with a precomputed kernel).
+
+    Notes
+    -----
+    Write :math:`\eta = K\alpha + \mu\mathbf 1`, :math:`r_i = -y_i\sigma(-y_i\eta_i)`
+    (the derivative of the loss in :math:`\eta_i`) and
+    :math:`W = \operatorname{diag}(\sigma(\eta_i)\sigma(-\eta_i))`.  The gradient
+    is :math:`(K(r + 2\lambda\alpha),\, \mathbf 1^\top r)` and the Newton equations are
+
+    .. math::
+
+        \begin{bmatrix} K W K + 2\lambda K & K W \mathbf 1 \\
+        \mathbf 1^\top W K & \mathbf 1^\top W \mathbf 1 \end{bmatrix}
+        \begin{bmatrix} \Delta\alpha \\ \Delta\mu \end{bmatrix}
+        = -\begin{bmatrix} K(r + 2\lambda\alpha) \\ \mathbf 1^\top r \end{bmatrix}.
+
+    Every term of the first block row starts with K, whose condition number is
+    huge for smooth kernels.  We drop that common factor (multiply the row by
+    :math:`K^{-1}` implicitly; when K is singular, a solution of the reduced
+    system still solves the full one) and solve the bordered system
+
+    .. math::
+
+        (W K + 2\lambda I)\Delta\alpha + W\mathbf 1\,\Delta\mu = -(r + 2\lambda\alpha),\qquad
+        \mathbf 1^\top W K \Delta\alpha + \mathbf 1^\top W\mathbf 1\,\Delta\mu = -\mathbf 1^\top r .
+
+    The matrix :math:`WK + 2\lambda I` is not symmetric, but with
+    :math:`D = (2\lambda)^{-1/2} W^{1/2}` it is carried by the symmetric positive
+    definite :math:`B = I + DKD` (eigenvalues in
+    :math:`[1, 1 + \|K\|/(8\lambda)]`, the matrix used for Gaussian-process
+    classification): :math:`(WK + 2\lambda I)^{-1} = c\,(I - D B^{-1} D K)`
+    with :math:`c = 1/(2\lambda)`.  One Cholesky factor of B and two triangular
+    solves give both unknowns (:math:`\Delta\mu` through the positive Schur
+    complement :math:`d^\top B^{-1} d / c`, :math:`d = D\mathbf 1`).  Zero weights
+    (:math:`W_{ii}` underflowing for very confident points) are harmless: B stays
+    :math:`\succeq I`.  Near the solution W hardly changes, so a factor of B is
+    reused for the next step as long as it keeps shrinking the gradient
+    ("simplified Newton"); the direction stays a descent direction because the
+    stale system is the Hessian of J with a different positive W.  Each step is
+    damped by Armijo backtracking on J, computed with ``logaddexp``.
+    """
+
+    def __init__(self, kernel: Any, lam: float = 1.0, tol: float = 1e-8,
+                 max_iter: int = 100) -> None:
+        self.kernel = kernel
+        self.lam = lam
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def _precomputed(self) -> bool:
+        return isinstance(self.kernel, str) and self.kernel == "precomputed"
+
+    def _check_params(self) -> tuple[float, float, int]:
+        if not self._precomputed():
+            if isinstance(self.kernel, str):
+                raise ValueError(
+                    f"kernel must be a callable k(X, Y) or the string 'precomputed'; "
+                    f"got {self.kernel!r}"
+                )
+            check_kernel(self.kernel)
+        lam = check_lam(self.lam)
+        if lam == 0.0:
+            raise ValueError(
+                "lam must be > 0 (without a penalty the minimiser need not exist, e.g. "
+                f"for separable data); got {self.lam!r}"
+            )
+        tol = check_positive(self.tol, "tol")
+        max_iter = check_int(self.max_iter, "max_iter", minimum=1)
+        return lam, tol, max_iter
+
+    def fit(self, X: Any, y: Any) -> "KernelLogisticRegression":
+        """Fit the model by damped Newton iterations.
+
+        Parameters
+        ----------
+        X : array of shape (n, d), or (n, n) Gram matrix if ``kernel="precomputed"``
+            Training inputs.
+        y : array of shape (n,)
+            Labels, each exactly -1 or 1.
+
+        Returns
+        -------
+        self : KernelLogisticRegression
+        """
+        lam, tol, max_iter = self._check_params()
+        y = check_labels(y)
+        if np.all(y == y[0]):
+            raise ValueError(
+                f"y must contain both labels -1 and 1; got only {y[0]:g} (the intercept "
+                "would diverge)"
+            )
+        if self._precomputed():
+            K = check_square(X, "X")
+            check_same_length(K, y, "X", "y")
+            _check_symmetric(K, "X")
+            X_fit = None
+        else:
+            X_fit = check_matrix(X, "X")
+            check_same_length(X_fit, y, "X", "y")
+            K = np.asarray(self.kernel(X_fit), dtype=float)
+            if K.shape != (len(y), len(y)):
+                raise ValueError(
+                    f"kernel must return a Gram matrix of shape {(len(y), len(y))}; "
+                    f"got shape {K.shape}"
+                )
+            if not np.all(np.isfinite(K)):
+                raise ValueError("kernel returned NaN or infinite values; check its parameters")
+        K = np.ascontiguousarray(K)
+
+        alpha, mu, n_iter, gnorm, obj, status = _newton(K, y, lam, tol, max_iter)
+        if status != "converged":
+            why = (f"reached max_iter={max_iter}" if status == "max_iter" else
+                   "could not decrease the objective any further (rounding level)")
+            warnings.warn(
+                f"KernelLogisticRegression: Newton's method {why} after {n_iter} iterations "
+                f"with gradient norm {gnorm:.3g} > tol={tol:g}; the returned solution is "
+                "approximate. Increase max_iter or tol.",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        self.dual_coef_ = alpha
+        self.intercept_ = float(mu)
+        self.n_iter_ = int(n_iter)
+        self.objective_ = float(obj)
+        self.grad_norm_ = float(gnorm)
+        self.X_fit_ = X_fit
+        self.n_train_ = int(len(y))
+        return self
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        r"""Log-odds :math:`\mu + \sum_j \alpha_j k(x, x_j)` of the class +1.
+
+        Parameters
+        ----------
+        X : array of shape (m, d), or (m, n_train) if ``kernel="precomputed"``
+            Test inputs, or the Gram matrix between test and training points.
+
+        Returns
+        -------
+        ndarray of shape (m,)
+        """
+        check_fitted(self, "dual_coef_")
+        if self._precomputed():
+            Kt = check_matrix(X, "X", allow_1d=False)
+            if Kt.shape[1] != self.n_train_:
+                raise ValueError(
+                    f"X must be the (m, n_train) Gram matrix against the {self.n_train_} "
+                    f"training points; got shape {Kt.shape}"
+                )
+        else:
+            Xt = check_matrix(X, "X")
+            if Xt.shape[1] != self.X_fit_.shape[1]:
+                raise ValueError(
+                    f"X must have {self.X_fit_.shape[1]} feature(s) like the training data; "
+                    f"got {Xt.shape[1]}"
+                )
+            Kt = np.asarray(self.kernel(Xt, self.X_fit_), dtype=float)
+            if Kt.shape != (Xt.shape[0], self.n_train_):
+                raise ValueError(
+                    f"kernel must return a Gram matrix of shape {(Xt.shape[0], self.n_train_)}; "
+                    f"got shape {Kt.shape}"
+                )
+        return Kt @ self.dual_coef_ + self.intercept_
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        r"""Class probabilities, columns ordered as the labels (-1, 1).
+
+        Computed as :math:`(\sigma(-\eta), \sigma(\eta))` with
+        :func:`scipy.special.expit`, which neither overflows nor loses the small
+        probability to cancellation.
+
+        Parameters
+        ----------
+        X : array of shape (m, d), or (m, n_train) if ``kernel="precomputed"``
+
+        Returns
+        -------
+        ndarray of shape (m, 2)
+        """
+        eta = self.decision_function(X)
+        return np.column_stack([expit(-eta), expit(eta)])
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predicted labels in {-1, 1}: the sign of the log-odds (ties go to +1).
+
+        Parameters
+        ----------
+        X : array of shape (m, d), or (m, n_train) if ``kernel="precomputed"``
+
+        Returns
+        -------
+        ndarray of shape (m,)
+        """
+        return np.where(self.decision_function(X) >= 0.0, 1.0, -1.0)
+
+
+class _Workspace:
+    """The Gram matrix, its diagonal, a float32 copy and one n x n buffer per precision."""
+
+    def __init__(self, K: np.ndarray) -> None:
+        self.K = K
+        self.diag = np.diagonal(K).copy()
+        self.warned = False
+        self._k32: np.ndarray | None = None
+        self._buf: dict[type, np.ndarray] = {}
+
+    def K32(self) -> np.ndarray:
+        if self._k32 is None:
+            self._k32 = self.K.astype(np.float32)
+        return self._k32
+
+    def buffer(self, dtype: type) -> np.ndarray:
+        if dtype not in self._buf:
+            n = self.K.shape[0]
+            self._buf[dtype] = np.empty((n, n), dtype=dtype)
+        return self._buf[dtype]
+
+
+class _NewtonSystem:
+    """Factor of the reduced Newton system for one weight vector W (see the class notes).
+
+    The factor only has to give a good *direction*: the gradient, the objective
+    and the stopping rule are always evaluated in float64.  So when B is well
+    conditioned (the trace bound ``1 + sum_i d_i^2 K_ii`` on its largest
+    eigenvalue, its smallest being >= 1, is at most ``_F32_COND``) it is formed
+    and factored in float32, which halves the O(n^3) cost; the direction is then
+    accurate to about 1e-4 relative, i.e. still a (slightly inexact) Newton step.
+    """
+
+    def __init__(self, ws: "_Workspace", W: np.ndarray, lam: float) -> None:
+        n = ws.K.shape[0]
+        self.c = 1.0 / (2.0 * lam)
+        self.d = np.sqrt(self.c * W)
+        self.lu = None
+        self.fac = None
+        self.single = False
+        if 1.0 + float(np.dot(self.d * self.d, ws.diag)) <= _F32_COND:
+            d32 = self.d.astype(np.float32)
+            B = ws.buffer(np.float32)
+            np.multiply(ws.K32(), d32[:, None], out=B)
+            B *= d32[None, :]
+            B.flat[:: n + 1] += 1.0           # B = I + D K D
+            # B is symmetric, so B.T is the same matrix in Fortran order and
+            # LAPACK factors it in place, without a copy.
+            fac, info = lapack.spotrf(B.T, lower=0, clean=0, overwrite_a=1)
+            if info == 0:
+                self.fac, self.single = fac, True
+        if self.fac is None:
+            B = ws.buffer(np.float64)
+            np.multiply(ws.K, self.d[:, None], out=B)
+            B *= self.d[None, :]
+            B.flat[:: n + 1] += 1.0
+            fac, info = lapack.dpotrf(B.T, lower=0, clean=0, overwrite_a=1)
+            if info == 0:
+                self.fac = fac
+            else:
+                # B >= I in exact arithmetic; it can only fail to be positive
+                # definite if K is not positive semi-definite (or by rounding
+                # when lam is tiny).  Fall back to LU.
+                if not ws.warned:
+                    warnings.warn(
+                        "KernelLogisticRegression: I + D K D is not numerically positive "
+                        "definite (is the kernel positive semi-definite?); solving the "
+                        "Newton system by LU instead of Cholesky.",
+                        RuntimeWarning,
+                        stacklevel=5,
+                    )
+                    ws.warned = True
+                np.multiply(ws.K, self.d[:, None], out=B)
+                B *= self.d[None, :]
+                B.flat[:: n + 1] += 1.0
+                self.lu = lu_factor(B, overwrite_a=True, check_finite=False)
+        self.Binv_d = self._solve(self.d)
+        self.schur = float(np.dot(self.d, self.Binv_d))  # d' B^{-1} d  (> 0 unless W = 0)
+
+    def _solve(self, r: np.ndarray) -> np.ndarray:
+        """B^{-1} r for one right-hand side, returned in float64."""
+        if self.lu is not None:
+            return lu_solve(self.lu, r, check_finite=False)
+        if self.single:
+            x, _ = lapack.spotrs(self.fac, r.astype(np.float32)[:, None], lower=0)
+            return x[:, 0].astype(np.float64)
+        x, _ = lapack.dpotrs(self.fac, r[:, None], lower=0)
+        return x[:, 0]
+
+    def step(self, F1: np.ndarray, F2: float, KF1: np.ndarray) -> tuple[np.ndarray, float]:
+        """Solve the reduced Newton system for the right-hand side -(F1, F2)."""
+        c, d = self.c, self.d
+        # u1 = -F1, u2 = -F2, K u1 = -KF1.
+        z1 = self._solve(d * -KF1)
+        if self.schur > 1e-300:
+            dmu = c * (-F2 - np.dot(d, z1)) / self.schur
+        else:                                  # W == 0: mu does not enter the quadratic model
+            dmu = 0.0
+        dalpha = -c * F1 - c * d * z1 - d * self.Binv_d * dmu
+        return dalpha, dmu
+
+
+def _newton(K: np.ndarray, y: np.ndarray, lam: float, tol: float,
+            max_iter: int) -> tuple[np.ndarray, float, int, float, float, str]:
+    """Damped (simplified) Newton iterations on J(alpha, mu); see the class notes.
+
+    Returns alpha, mu, the number of iterations, the final gradient norm, the
+    objective and a status: "converged", "max_iter" or "stalled".
+    """
+    n = K.shape[0]
+    alpha = np.zeros(n)
+    Ka = np.zeros(n)
+    n_pos = int(np.sum(y > 0))
+    mu = float(np.log(n_pos / (n - n_pos)))   # the minimiser over mu alone at alpha = 0
+    obj = _objective(Ka, alpha, mu, y, lam)
+    ws = _Workspace(K)
+    system: _NewtonSystem | None = None
+    prev_gnorm = np.inf
+    status = "max_iter"
+    n_iter = 0
+    gnorm = np.inf
+    while True:
+        m = y * (Ka + mu)                      # margins y_i eta_i
+        p_wrong = expit(-m)                    # sigma(-y_i eta_i)
+        r = -y * p_wrong
+        F1 = r + 2.0 * lam * alpha
+        F2 = float(np.sum(r))
+        KF1 = K @ F1
+        gnorm = float(np.sqrt(np.dot(KF1, KF1) + F2 * F2))
+        if gnorm < tol:
+            status = "converged"
+            break
+        if n_iter >= max_iter:
+            break
+        n_iter += 1
+        # Refactor unless the last factor cut the gradient by at least 4x.
+        fresh = system is None or not gnorm < 0.25 * prev_gnorm
+        if fresh:
+            W = p_wrong * expit(m)             # sigma(eta)(1 - sigma(eta)), no cancellation
+            system = _NewtonSystem(ws, W, lam)
+        prev_gnorm = gnorm
+        dalpha, dmu = system.step(F1, F2, KF1)
+        Kd = K @ dalpha
+        slope = float(np.dot(KF1, dalpha) + F2 * dmu)
+        if not slope < 0.0 and not fresh:      # stale factor gave no descent: refactor
+            fresh = True
+            W = p_wrong * expit(m)
+            system = _NewtonSystem(ws, W, lam)
+            dalpha, dmu = system.step(F1, F2, KF1)
+            Kd = K @ dalpha
+            slope = float(np.dot(KF1, dalpha) + F2 * dmu)
+        t = 1.0
+        # Rounding in J is about eps * (|loss| + |penalty|); allow it so that the
+        # last, tiny Newton steps are not rejected for noise.
+        slack = 1e-14 * (abs(obj) + 1.0)
+        while True:
+            a_new = alpha + t * dalpha
+            Ka_new = Ka + t * Kd
+            mu_new = mu + t * dmu
+            obj_new = _objective(Ka_new, a_new, mu_new, y, lam)
+            if obj_new <= obj + _ARMIJO * t * slope + slack:
+                break
+            t *= 0.5
+            if t < _MIN_STEP:
+                break
+        if t < _MIN_STEP:
+            if not fresh:                      # retry with a fresh factor first
+                system = None
+                continue
+            # No decrease along an exact Newton direction: J is flat to rounding
+            # here, so the iterate cannot be improved further.
+            status = "stalled"
+            break
+        alpha, Ka, mu, obj = a_new, Ka_new, mu_new, obj_new
+    return alpha, mu, n_iter, gnorm, obj, status

@@ -1,0 +1,303 @@
+"""Tests of kmlib.logistic: kernel logistic regression by Newton's method (chapter 8).
+
+References trusted, named in each test: scikit-learn's LogisticRegression
+(the linear-kernel case, C = 1/(2 lam)), the gradient of the objective written
+out in the test and itself checked against central finite differences, a
+second optimiser (scipy's L-BFGS on the same objective), and the identities
+P(-1) + P(1) = 1, P(1) = expit(eta).
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize
+from scipy.special import expit
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics.pairwise import linear_kernel, rbf_kernel
+
+from kmlib._validation import NotFittedError
+from kmlib.logistic import KernelLogisticRegression, logistic_objective
+
+
+# ---------------------------------------------------------------------------
+# small local kernels and data (independent of kmlib.kernels)
+# ---------------------------------------------------------------------------
+def rbf(gamma: float):
+    """Gaussian kernel exp(-gamma |x - x'|^2), computed by scikit-learn."""
+    def k(X, Y=None):
+        return rbf_kernel(X, Y, gamma=gamma)
+    return k
+
+
+def linear(X, Y=None):
+    """Linear kernel x^T x', computed by scikit-learn."""
+    return linear_kernel(X, Y)
+
+
+def noisy_linear(n=150, p=3, seed=0):
+    """Labels from a noisy linear rule with an offset (classes overlap)."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    eta = X @ np.linspace(1.0, -1.5, p) + 0.7
+    y = np.where(rng.random(n) < expit(eta), 1.0, -1.0)
+    return X, y
+
+
+def circles(n=120, seed=1):
+    """A disc inside a ring, with some label noise: needs a nonlinear kernel."""
+    rng = np.random.default_rng(seed)
+    r = np.sqrt(rng.uniform(0, 4, n))
+    t = rng.uniform(0, 2 * np.pi, n)
+    X = np.column_stack([r * np.cos(t), r * np.sin(t)])
+    y = np.where(r < 1.3, 1.0, -1.0)
+    y[rng.random(n) < 0.08] *= -1
+    return X, y
+
+
+def objective(K, y, alpha, mu, lam):
+    """J = sum_i log(1 + exp(-y_i (mu + (K alpha)_i))) + lam alpha' K alpha (log1p form)."""
+    z = y * (K @ alpha + mu)
+    return np.sum(np.log1p(np.exp(-z))) + lam * alpha @ K @ alpha
+
+
+def gradient(K, y, alpha, mu, lam):
+    """dJ/d(alpha, mu) from d/dz log(1 + e^{-z}) = -1 / (1 + e^{z}) and the chain rule."""
+    z = y * (K @ alpha + mu)
+    dl_deta = -y / (1.0 + np.exp(z))
+    return np.r_[K.T @ dl_deta + 2 * lam * K @ alpha, dl_deta.sum()]
+
+
+# ---------------------------------------------------------------------------
+# agreement with scikit-learn (linear kernel)
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("lam", [1e-3, 0.1, 1.0, 10.0])
+def test_linear_kernel_matches_sklearn(lam):
+    """Reference: sklearn LogisticRegression(C=1/(2 lam)); w = X^T alpha and mu agree to 1e-5."""
+    X, y = noisy_linear()
+    ours = KernelLogisticRegression(linear, lam=lam).fit(X, y)
+    sk = LogisticRegression(C=1 / (2 * lam), tol=1e-10, max_iter=10000).fit(X, y)
+    w = X.T @ ours.dual_coef_
+    np.testing.assert_allclose(w, sk.coef_[0], rtol=0, atol=1e-5)
+    assert abs(ours.intercept_ - sk.intercept_[0]) <= 1e-5
+    Xt, _ = noisy_linear(n=30, seed=5)
+    np.testing.assert_allclose(ours.predict_proba(Xt), sk.predict_proba(Xt), atol=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# optimality with a Gaussian kernel
+# ---------------------------------------------------------------------------
+def test_test_gradient_formula_matches_finite_differences():
+    """Reference: central finite differences of the objective (validates the test's gradient)."""
+    X, y = circles(n=25)
+    K = rbf(0.8)(X)
+    rng = np.random.default_rng(0)
+    alpha, mu, lam = 0.3 * rng.standard_normal(25), 0.2, 0.4
+    g = gradient(K, y, alpha, mu, lam)
+    h = 1e-6
+    fd = np.empty(26)
+    for i in range(26):
+        e = np.zeros(26)
+        e[i] = h
+        fd[i] = (objective(K, y, alpha + e[:25], mu + e[25], lam)
+                 - objective(K, y, alpha - e[:25], mu - e[25], lam)) / (2 * h)
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("lam", [1e-4, 1e-2, 1.0])
+@pytest.mark.parametrize("gamma", [0.5, 3.0])
+def test_gradient_vanishes_at_solution(lam, gamma):
+    """Reference: the gradient formula written in this test: |grad J(alpha, mu)|_2 < tol."""
+    X, y = circles()
+    K = rbf(gamma)(X)
+    tol = 1e-8
+    m = KernelLogisticRegression(rbf(gamma), lam=lam, tol=tol).fit(X, y)
+    g = gradient(K, y, m.dual_coef_, m.intercept_, lam)
+    assert np.linalg.norm(g) < tol
+    assert m.grad_norm_ < tol
+    assert m.objective_ == pytest.approx(objective(K, y, m.dual_coef_, m.intercept_, lam),
+                                         rel=1e-12)
+
+
+def test_objective_not_beaten_by_lbfgs():
+    """Reference: a second algorithm: scipy's L-BFGS-B on the feature-space form.
+
+    With K = Phi Phi^T (eigen-decomposition), f = Phi w and ||f||^2 = |w|^2, so
+    J becomes a well-conditioned penalised logistic regression in (w, mu).  Its
+    minimum cannot be below ours, and the fitted values K alpha + mu agree.
+    """
+    X, y = circles(n=60)
+    lam = 0.05
+    K = rbf(1.0)(X)
+    m = KernelLogisticRegression("precomputed", lam=lam).fit(K, y)
+    ours = objective(K, y, m.dual_coef_, m.intercept_, lam)
+    evals, U = np.linalg.eigh(K)
+    Phi = U * np.sqrt(np.clip(evals, 0.0, None))
+
+    def fun(v):
+        z = y * (Phi @ v[:-1] + v[-1])
+        dl = -y * expit(-z)
+        val = np.sum(np.logaddexp(0.0, -z)) + lam * v[:-1] @ v[:-1]
+        return val, np.r_[Phi.T @ dl + 2 * lam * v[:-1], dl.sum()]
+
+    res = minimize(fun, np.zeros(61), jac=True, method="L-BFGS-B",
+                   options={"maxiter": 5000, "gtol": 1e-11, "ftol": 1e-15})
+    assert ours <= res.fun + 1e-10 * abs(res.fun)
+    assert ours == pytest.approx(res.fun, rel=1e-8)
+    np.testing.assert_allclose(K @ m.dual_coef_ + m.intercept_, Phi @ res.x[:-1] + res.x[-1],
+                               atol=1e-6)
+    assert logistic_objective(K, y, m.dual_coef_, m.intercept_, lam) == pytest.approx(ours,
+                                                                                       rel=1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(5, 40),
+       loglam=st.floats(-4.0, 1.0), gamma=st.floats(0.1, 4.0))
+def test_random_problems_reach_stationarity(seed, n, loglam, gamma):
+    """Reference: the gradient formula of this test, on random data, labels and penalties."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 2))
+    y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    lam = 10.0 ** loglam
+    K = rbf(gamma)(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m = KernelLogisticRegression("precomputed", lam=lam, tol=1e-7).fit(K, y)
+    assert np.linalg.norm(gradient(K, y, m.dual_coef_, m.intercept_, lam)) < 1e-7
+
+
+# ---------------------------------------------------------------------------
+# probabilities, precomputed kernels, separable data
+# ---------------------------------------------------------------------------
+def test_predict_proba_identities():
+    """Reference: rows sum to 1 and P(Y=1|x) = expit(eta), columns ordered (-1, 1)."""
+    X, y = circles()
+    Xt, _ = circles(n=40, seed=9)
+    m = KernelLogisticRegression(rbf(1.0), lam=0.01).fit(X, y)
+    P = m.predict_proba(Xt)
+    eta = m.decision_function(Xt)
+    assert P.shape == (40, 2)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(P[:, 1], expit(eta), rtol=1e-15)
+    np.testing.assert_array_equal(m.predict(Xt), np.where(eta >= 0, 1.0, -1.0))
+    np.testing.assert_array_equal(m.predict(Xt), np.where(P[:, 1] >= 0.5, 1.0, -1.0))
+
+
+def test_predict_proba_extreme_log_odds_is_stable():
+    """Reference: expit's limits: log-odds of +-1e4 give probabilities exactly 0/1, no warnings."""
+    X, y = circles(n=30)
+    K = rbf(1.0)(X)
+    m = KernelLogisticRegression("precomputed", lam=1.0).fit(K, y)
+    m.dual_coef_ = np.zeros(30)
+    m.intercept_ = 0.0
+    Kt = np.zeros((2, 30))
+    Kt[:, 0] = 1.0
+    m.dual_coef_[0] = 1e4
+    Kt[1, 0] = -1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        P = m.predict_proba(Kt)
+    np.testing.assert_array_equal(P, [[0.0, 1.0], [1.0, 0.0]])
+
+
+def test_precomputed_matches_callable():
+    """Reference: the same problem given as a callable and as Gram matrices."""
+    X, y = circles()
+    Xt, _ = circles(n=20, seed=4)
+    k = rbf(1.5)
+    a = KernelLogisticRegression(k, lam=0.1).fit(X, y)
+    b = KernelLogisticRegression("precomputed", lam=0.1).fit(k(X), y)
+    np.testing.assert_allclose(a.dual_coef_, b.dual_coef_, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(a.predict_proba(Xt), b.predict_proba(k(Xt, X)), atol=1e-12)
+    assert b.X_fit_ is None and a.X_fit_ is not None
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+@pytest.mark.parametrize("lam", [1e-6, 1e-10])
+def test_separable_data_tiny_lam_is_finite_without_warnings(kernel, lam):
+    """Reference: a theorem: for separable data and lam -> 0, the fit separates the
+    training data (all margins positive); nothing overflows and nothing warns."""
+    rng = np.random.default_rng(3)
+    X = np.vstack([rng.standard_normal((25, 2)) - 3, rng.standard_normal((25, 2)) + 3])
+    y = np.r_[-np.ones(25), np.ones(25)]
+    k = linear if kernel == "linear" else rbf(0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(all="raise"):
+            m = KernelLogisticRegression(k, lam=lam).fit(X, y)
+            P = m.predict_proba(X)
+    assert np.all(np.isfinite(m.dual_coef_)) and np.isfinite(m.intercept_)
+    assert np.all(np.isfinite(P))
+    assert np.all(m.predict(X) == y)
+    K = k(X)
+    assert np.linalg.norm(gradient(K, y, m.dual_coef_, m.intercept_, lam)) < m.tol
+
+
+def test_max_iter_warns_once():
+    """Reference: the documented contract: one RuntimeWarning when max_iter is reached."""
+    X, y = circles()
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        m = KernelLogisticRegression(rbf(1.0), lam=1e-3, max_iter=1).fit(X, y)
+    runtime = [w for w in rec if issubclass(w.category, RuntimeWarning)]
+    assert len(runtime) == 1 and "max_iter" in str(runtime[0].message)
+    assert m.n_iter_ == 1
+
+
+# ---------------------------------------------------------------------------
+# bad input
+# ---------------------------------------------------------------------------
+def test_bad_input_raises():
+    """Reference: the validation contract (ValueError naming the argument)."""
+    X, y = circles(n=20)
+    k = rbf(1.0)
+    with pytest.raises(ValueError, match="y must contain only the labels -1 and 1"):
+        KernelLogisticRegression(k).fit(X, (y > 0).astype(float))
+    for lam in (-1.0, np.inf, "x"):
+        with pytest.raises(ValueError, match="lam must"):
+            KernelLogisticRegression(k, lam=lam).fit(X, y)
+    with pytest.raises(ValueError, match="lam must be > 0"):
+        KernelLogisticRegression(k, lam=0.0).fit(X, y)
+    with pytest.raises(ValueError, match="tol must be > 0"):
+        KernelLogisticRegression(k, tol=-1.0).fit(X, y)
+    with pytest.raises(ValueError, match="max_iter must be"):
+        KernelLogisticRegression(k, max_iter=0).fit(X, y)
+    Xnan = X.copy()
+    Xnan[0, 0] = np.nan
+    with pytest.raises(ValueError, match="X contains 1 NaN"):
+        KernelLogisticRegression(k).fit(Xnan, y)
+    with pytest.raises(ValueError, match="X and y must have the same number of samples"):
+        KernelLogisticRegression(k).fit(X, y[:-2])
+    with pytest.raises(ValueError, match="kernel must be a callable"):
+        KernelLogisticRegression(None).fit(X, y)
+    with pytest.raises(ValueError, match="kernel must be a callable"):
+        KernelLogisticRegression("gaussian").fit(X, y)
+    with pytest.raises(ValueError, match="X must be a square matrix"):
+        KernelLogisticRegression("precomputed").fit(np.ones((20, 3)), y)
+    Kasym = k(X)
+    Kasym[0, 5] += 1.0
+    with pytest.raises(ValueError, match="X must be a symmetric Gram matrix"):
+        KernelLogisticRegression("precomputed").fit(Kasym, y)
+    with pytest.raises(ValueError, match="y must contain both labels"):
+        KernelLogisticRegression(k).fit(X, -np.ones(len(y)))
+    m = KernelLogisticRegression("precomputed").fit(k(X), y)
+    with pytest.raises(ValueError, match=r"\(m, n_train\) Gram matrix"):
+        m.predict_proba(np.ones((3, 5)))
+    m = KernelLogisticRegression(k).fit(X, y)
+    with pytest.raises(ValueError, match="X must have 2 feature"):
+        m.predict(np.ones((3, 4)))
+    with pytest.raises(ValueError, match="alpha must have length 20"):
+        logistic_objective(k(X), y, np.zeros(3), 0.0, 1.0)
+    with pytest.raises(ValueError, match="lam must be >= 0"):
+        logistic_objective(k(X), y, np.zeros(20), 0.0, -1.0)
+
+
+def test_predict_before_fit_raises():
+    """Reference: the validation contract (NotFittedError, a ValueError)."""
+    m = KernelLogisticRegression(rbf(1.0))
+    for method in (m.predict, m.predict_proba, m.decision_function):
+        with pytest.raises(NotFittedError, match="not fitted"):
+            method(np.zeros((2, 2)))

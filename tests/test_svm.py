@@ -1,0 +1,347 @@
+"""Tests of kmlib.svm: the kernel SVM solved by SMO (chapter 8).
+
+References trusted, named in each test: scikit-learn's SVC (LIBSVM) on the same
+precomputed kernel matrix, the KKT conditions of the dual, weak and strong
+duality (primal >= dual, equal at the optimum), an independent SLSQP solution of
+the hard-margin primal, and the algebra C = 1/(2 lam).
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize
+from sklearn.metrics.pairwise import linear_kernel, rbf_kernel
+from sklearn.svm import SVC
+
+from kmlib._validation import NotFittedError
+from kmlib.svm import C_from_lam, KernelSVM, smo_solve
+
+
+# ---------------------------------------------------------------------------
+# small local kernels and data (independent of kmlib.kernels)
+# ---------------------------------------------------------------------------
+def rbf(gamma: float):
+    """Gaussian kernel exp(-gamma |x - x'|^2), computed by scikit-learn."""
+    def k(X, Y=None):
+        return rbf_kernel(X, Y, gamma=gamma)
+    return k
+
+
+def linear(X, Y=None):
+    """Linear kernel x^T x', computed by scikit-learn."""
+    return linear_kernel(X, Y)
+
+
+def blobs(n=120, sep=1.5, seed=0):
+    """Two overlapping Gaussian blobs in R^2 with labels -1/+1."""
+    rng = np.random.default_rng(seed)
+    y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    X = rng.standard_normal((n, 2)) + sep * y[:, None] * np.array([1.0, 0.5])
+    return X, y
+
+
+def xor(n=160, seed=1):
+    """XOR-like labels: the sign of x1 * x2, with a little label noise."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-2, 2, (n, 2))
+    y = np.sign(X[:, 0] * X[:, 1])
+    y[y == 0] = 1.0
+    flip = rng.random(n) < 0.05
+    y[flip] *= -1
+    return X, y
+
+
+CASES = {
+    "blobs-rbf": (blobs, rbf(0.5), 1.0),
+    "xor-rbf": (xor, rbf(1.0), 10.0),
+    "blobs-linear": (blobs, linear, 0.3),
+}
+
+
+def full_alpha(model, n):
+    """The dual vector a (length n) rebuilt from support_ and dual_coef_ = a_i y_i."""
+    a = np.zeros(n)
+    a[model.support_] = np.abs(model.dual_coef_)
+    return a
+
+
+def dual_objective(K, y, a):
+    """sum(a) - 1/2 sum_ij a_i a_j y_i y_j K_ij, straight from the definition."""
+    c = a * y
+    return a.sum() - 0.5 * c @ K @ c
+
+
+# ---------------------------------------------------------------------------
+# agreement with scikit-learn (LIBSVM)
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_matches_sklearn_svc_precomputed(case):
+    """Reference: sklearn SVC(kernel='precomputed', tol=1e-6) on the same K and C.
+
+    Dual objectives (sklearn's recomputed from its dual_coef_ and the same K)
+    agree to 1e-4 relative, >= 99% of test labels agree, intercepts are close.
+    """
+    make, k, C = CASES[case]
+    X, y = make()
+    Xt, _ = make(n=400, seed=7)
+    K = k(X)
+    sk = SVC(kernel="precomputed", C=C, tol=1e-6).fit(K, y)
+    a_sk = np.zeros(len(y))
+    a_sk[sk.support_] = np.abs(sk.dual_coef_[0])
+    obj_sk = dual_objective(K, y, a_sk)
+
+    ours = KernelSVM(k, C=C, tol=1e-5).fit(X, y)
+    obj_ours = dual_objective(K, y, full_alpha(ours, len(y)))
+    assert abs(obj_ours - obj_sk) <= 1e-4 * abs(obj_sk)
+    assert abs(ours.objective_ - obj_ours) <= 1e-8 * abs(obj_ours)
+    agree = np.mean(ours.predict(Xt) == sk.predict(k(Xt, X)))
+    assert agree >= 0.99
+    assert abs(ours.intercept_ - sk.intercept_[0]) <= 1e-3 * max(1.0, abs(sk.intercept_[0]))
+
+
+def test_precomputed_matches_callable():
+    """Reference: the same problem as a callable and as a Gram matrix (lazy rows vs full K)."""
+    X, y = xor()
+    Xt, _ = xor(n=50, seed=3)
+    k = rbf(1.0)
+    a = KernelSVM(k, C=2.0).fit(X, y)
+    b = KernelSVM("precomputed", C=2.0).fit(k(X), y)
+    assert np.array_equal(a.support_, b.support_)
+    np.testing.assert_allclose(a.dual_coef_, b.dual_coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(a.decision_function(Xt), b.decision_function(k(Xt, X)),
+                               rtol=1e-9, atol=1e-12)
+    assert b.support_vectors_ is None and b.X_fit_ is None
+    np.testing.assert_array_equal(a.support_vectors_, X[a.support_])
+
+
+def test_smo_solve_function_matches_estimator():
+    """Reference: the estimator; smo_solve on the same K returns the same a, b and objective."""
+    X, y = blobs()
+    K = rbf(0.5)(X)
+    a, b, obj, n_iter, conv = smo_solve(K, y, 1.0, 1e-4)
+    m = KernelSVM("precomputed", C=1.0, tol=1e-4).fit(K, y)
+    assert conv and n_iter == m.n_iter_
+    np.testing.assert_allclose(a[m.support_] * y[m.support_], m.dual_coef_)
+    assert b == m.intercept_ and obj == m.objective_
+
+
+# ---------------------------------------------------------------------------
+# optimality conditions (KKT) and feasibility
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("tol", [1e-3, 1e-6])
+def test_kkt_conditions_hold(case, tol):
+    """Reference: the KKT conditions of the dual, to within the stopping tolerance.
+
+    a_i = 0 => y_i f(x_i) >= 1 - tol; 0 < a_i < C => y_i f(x_i) = 1 +- tol;
+    a_i = C => y_i f(x_i) <= 1 + tol; and 0 <= a <= C, sum_i a_i y_i = 0.
+    """
+    make, k, C = CASES[case]
+    X, y = make()
+    m = KernelSVM(k, C=C, tol=tol).fit(X, y)
+    a = full_alpha(m, len(y))
+    yf = y * m.decision_function(X)
+    slack = tol + 1e-9
+    assert np.all(a >= 0) and np.all(a <= C)
+    assert abs(np.sum(a * y)) <= 1e-10 * C * len(y)
+    assert np.all(yf[a == 0] >= 1 - slack)
+    free = (a > 0) & (a < C)
+    assert np.all(np.abs(yf[free] - 1) <= slack)
+    assert np.all(yf[a == C] <= 1 + slack)
+    np.testing.assert_array_equal(m.support_, np.flatnonzero(a > 0))
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(6, 40),
+       logC=st.floats(-2.0, 2.0), gamma=st.floats(0.1, 3.0))
+def test_duality_gap_closes(seed, n, logC, gamma):
+    """Reference: weak duality P >= D, and strong duality P = D at the optimum.
+
+    P(f, b) = 1/2 ||f||^2 + C sum_i (1 - y_i f(x_i))_+ with f from the returned a
+    and b; D is the dual objective.  P - D = sum_i [C (1 - y_i f_i)_+ - a_i (1 - y_i f_i)],
+    and at a KKT point within tol each term is at most 2 C tol.
+    """
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 2))
+    y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    y[:2] = [-1.0, 1.0]
+    C = 10.0 ** logC
+    k = rbf(gamma)
+    K = k(X)
+    tol = 1e-6
+    m = KernelSVM("precomputed", C=C, tol=tol).fit(K, y)
+    a = full_alpha(m, n)
+    c = a * y
+    f = K @ c + m.intercept_
+    primal = 0.5 * c @ K @ c + C * np.sum(np.maximum(0.0, 1.0 - y * f))
+    dual = dual_objective(K, y, a)
+    assert primal >= dual - 1e-9 * max(1.0, abs(dual))
+    assert primal - dual <= 2 * n * C * tol + 1e-9 * max(1.0, abs(dual))
+    assert abs(m.objective_ - dual) <= 1e-9 * max(1.0, abs(dual))
+
+
+def test_hard_margin_on_separable_data():
+    """Reference: an independent SLSQP solve of min 1/2|w|^2 s.t. y_i (w.x_i + b) >= 1.
+
+    With a linear kernel and a huge C the SVM must separate the data with the
+    same maximum-margin hyperplane.
+    """
+    X, y = blobs(n=40, sep=3.0, seed=4)
+    m = KernelSVM(linear, C=1e6, tol=1e-8).fit(X, y)
+    assert np.all(m.predict(X) == y)
+    w = m.dual_coef_ @ m.support_vectors_
+    b = m.intercept_
+    assert np.min(y * (X @ w + b)) >= 1 - 1e-6
+
+    cons = {"type": "ineq", "fun": lambda v: y * (X @ v[:2] + v[2]) - 1.0,
+            "jac": lambda v: y[:, None] * np.column_stack([X, np.ones(len(y))])}
+    res = minimize(lambda v: 0.5 * v[:2] @ v[:2], np.array([1.0, 1.0, 0.0]),
+                   jac=lambda v: np.r_[v[:2], 0.0], constraints=[cons], method="SLSQP",
+                   options={"ftol": 1e-14, "maxiter": 500})
+    assert res.success
+    np.testing.assert_allclose(w, res.x[:2], rtol=1e-4, atol=1e-6)
+    assert abs(b - res.x[2]) <= 1e-4 * max(1.0, abs(res.x[2]))
+    # the margin is 1/|w|, attained by at least two points (one per class)
+    margins = y * (X @ w + b) / np.linalg.norm(w)
+    assert np.isclose(margins.min(), 1 / np.linalg.norm(w), rtol=1e-6)
+
+
+def test_book_penalised_form_via_C_from_lam():
+    """Reference: C = 1/(2 lam) algebra plus strong duality.
+
+    The book's objective sum_i hinge + lam ||f||^2 at the fitted (f, b) equals
+    the dual optimum divided by C (it is the C-SVM primal divided by C).
+    """
+    lam = 0.05
+    C = C_from_lam(lam)
+    assert C == 1 / (2 * lam) == KernelSVM.C_from_lam(lam)
+    X, y = xor()
+    K = rbf(1.0)(X)
+    m = KernelSVM("precomputed", C=C, tol=1e-7).fit(K, y)
+    a = full_alpha(m, len(y))
+    f = K @ (a * y) + m.intercept_
+    book = np.sum(np.maximum(0, 1 - y * f)) + lam * (a * y) @ K @ (a * y)
+    assert book == pytest.approx(m.objective_ / C, rel=1e-5)
+
+
+def test_indefinite_kernel_terminates_feasibly():
+    """Reference: the KKT conditions; the tau safeguard keeps SMO well defined when K is not PSD.
+
+    The sigmoid kernel tanh(x.x' - 1) is not positive semi-definite.
+    """
+    X, y = blobs(n=60, seed=2)
+    K = np.tanh(X @ X.T - 1.0)
+    assert np.linalg.eigvalsh(K).min() < -1e-3
+    tol = 1e-4
+    m = KernelSVM("precomputed", C=1.0, tol=tol).fit(K, y)
+    a = full_alpha(m, len(y))
+    assert np.all((a >= 0) & (a <= 1.0)) and abs(a @ y) <= 1e-10
+    # first-order optimality of the (non-convex) dual: m(a) - M(a) < tol
+    g = y - K @ (a * y)
+    up = ((a < 1.0) & (y > 0)) | ((a > 0) & (y < 0))
+    low = ((a < 1.0) & (y < 0)) | ((a > 0) & (y > 0))
+    assert g[up].max() - g[low].min() < tol + 1e-9
+
+
+def test_max_iter_warns_once():
+    """Reference: the documented contract: one RuntimeWarning when max_iter is reached."""
+    X, y = xor()
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        m = KernelSVM(rbf(1.0), C=10.0, max_iter=3).fit(X, y)
+    runtime = [w for w in rec if issubclass(w.category, RuntimeWarning)]
+    assert len(runtime) == 1 and "max_iter" in str(runtime[0].message)
+    assert m.n_iter_ == 3
+
+
+def test_no_warning_in_normal_use_and_ties_to_plus_one():
+    """Reference: the documented contract (no warnings; sign with ties to +1)."""
+    X, y = blobs()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m = KernelSVM("precomputed", C=1.0).fit(rbf(0.5)(X), y)
+    m.intercept_ = 0.0
+    np.testing.assert_array_equal(m.predict(np.zeros((3, len(y)))), [1.0, 1.0, 1.0])
+    assert set(np.unique(m.predict(rbf(0.5)(X)))) <= {-1.0, 1.0}
+
+
+# ---------------------------------------------------------------------------
+# bad input
+# ---------------------------------------------------------------------------
+def test_bad_input_raises():
+    """Reference: the validation contract (ValueError naming the argument)."""
+    X, y = blobs(n=20)
+    k = rbf(0.5)
+    with pytest.raises(ValueError, match="y must contain only the labels -1 and 1"):
+        KernelSVM(k).fit(X, (y > 0).astype(float))
+    with pytest.raises(ValueError, match="y must contain both labels"):
+        KernelSVM(k).fit(X, np.ones(len(y)))
+    for C in (0.0, -1.0, np.nan, "a"):
+        with pytest.raises(ValueError, match="C must"):
+            KernelSVM(k, C=C).fit(X, y)
+    with pytest.raises(ValueError, match="tol must be > 0"):
+        KernelSVM(k, tol=0.0).fit(X, y)
+    with pytest.raises(ValueError, match="max_iter must be"):
+        KernelSVM(k, max_iter=0).fit(X, y)
+    Xnan = X.copy()
+    Xnan[3, 1] = np.nan
+    with pytest.raises(ValueError, match="X contains 1 NaN"):
+        KernelSVM(k).fit(Xnan, y)
+    with pytest.raises(ValueError, match="X and y must have the same number of samples"):
+        KernelSVM(k).fit(X, y[:-1])
+    with pytest.raises(ValueError, match="kernel must be a callable"):
+        KernelSVM(3.0).fit(X, y)
+    with pytest.raises(ValueError, match="kernel must be a callable"):
+        KernelSVM("rbf").fit(X, y)
+    with pytest.raises(ValueError, match="kernel must return a Gram matrix of shape"):
+        KernelSVM(lambda A, B=None: np.ones((2, 2))).fit(X, y)
+    with pytest.raises(ValueError, match="X must be a square matrix"):
+        KernelSVM("precomputed").fit(np.ones((20, 19)), y)
+    K = k(X)
+    Kasym = K.copy()
+    Kasym[0, 1] += 0.5
+    with pytest.raises(ValueError, match="symmetric"):
+        KernelSVM("precomputed").fit(Kasym, y)
+    m = KernelSVM("precomputed").fit(K, y)
+    with pytest.raises(ValueError, match=r"\(m, n_train\) Gram matrix"):
+        m.predict(np.ones((4, 19)))
+    m = KernelSVM(k).fit(X, y)
+    with pytest.raises(ValueError, match="X must have 2 feature"):
+        m.predict(np.ones((4, 3)))
+    with pytest.raises(ValueError, match="lam must be > 0"):
+        C_from_lam(0.0)
+
+
+def test_smo_solve_bad_input_raises():
+    """Reference: the validation contract of the bare solver."""
+    X, y = blobs(n=20)
+    K = rbf(0.5)(X)
+    with pytest.raises(ValueError, match="K must be a square matrix"):
+        smo_solve(K[:, :5], y, 1.0)
+    with pytest.raises(ValueError, match="K and y must have the same number"):
+        smo_solve(K, y[:5], 1.0)
+    with pytest.raises(ValueError, match="y must contain only the labels"):
+        smo_solve(K, 2 * y, 1.0)
+    with pytest.raises(ValueError, match="C must be > 0"):
+        smo_solve(K, y, -1.0)
+    with pytest.raises(ValueError, match="tol must be > 0"):
+        smo_solve(K, y, 1.0, tol=0.0)
+    with pytest.raises(ValueError, match="max_iter must be"):
+        smo_solve(K, y, 1.0, max_iter=1.5)
+    Kasym = K.copy()
+    Kasym[2, 0] = 3.0
+    with pytest.raises(ValueError, match="K must be a symmetric Gram matrix"):
+        smo_solve(Kasym, y, 1.0)
+
+
+def test_predict_before_fit_raises():
+    """Reference: the validation contract (NotFittedError, a ValueError)."""
+    m = KernelSVM(rbf(1.0))
+    for method in (m.predict, m.decision_function):
+        with pytest.raises(NotFittedError, match="not fitted"):
+            method(np.zeros((2, 2)))
+    assert issubclass(NotFittedError, ValueError)
