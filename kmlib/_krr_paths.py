@@ -36,7 +36,15 @@ import numpy as np
 
 from ._folds import resolve_folds
 from ._validation import check_kernel, check_lam, check_matrix, check_same_length, check_vector
-from .krr import KernelRidge, _check_gram, _check_symmetric, _eigh_owned, _gram, _pinv_mask
+from .krr import (
+    KernelRidge,
+    _check_gram,
+    _check_symmetric,
+    _dot,
+    _eigh_owned,
+    _gram,
+    _pinv_mask,
+)
 
 __all__ = ["krr_path", "krr_cv_path", "krr_loo", "tune_krr", "KRRTuningTable"]
 
@@ -74,8 +82,8 @@ def _dual_path(A: np.ndarray, y: np.ndarray, lams: np.ndarray) -> np.ndarray:
     column ``j`` of the result is ``pinv(A + lams[j] I) @ y``.
     """
     d, U = _eigh_owned(A)
-    z = U.T @ y
-    return U @ (z[:, None] * _inverse_filter(d, lams))
+    z = _dot(U.T, y)
+    return _dot(U, z[:, None] * _inverse_filter(d, lams))
 
 
 def _cv_errors(K: np.ndarray, y: np.ndarray, lams: np.ndarray,
@@ -85,7 +93,7 @@ def _cv_errors(K: np.ndarray, y: np.ndarray, lams: np.ndarray,
     for tr, te in pairs:
         A = K[np.ix_(tr, tr)]  # a fresh C-ordered copy that we own
         C = _dual_path(A, y[tr], lams)  # (m, L): alpha for every lam
-        resid = y[te][:, None] - K[np.ix_(te, tr)] @ C
+        resid = y[te][:, None] - _dot(K[np.ix_(te, tr)], C)
         sse += np.einsum("ij,ij->j", resid, resid)
     return sse / y.shape[0]
 
@@ -127,8 +135,7 @@ def krr_path(K: Any, y: Any, lams: Any) -> np.ndarray:
     K, y, lams = _prepare(K, y, lams)
     d, U = _eigh_owned(np.array(K, order="C", copy=True))
     G = d[:, None] * _inverse_filter(d, lams)  # d / (d + lam), pseudo-inverse convention
-    z = U.T @ y
-    fitted = U @ (z[:, None] * G)
+    fitted = _dot(U, _dot(U.T, y)[:, None] * G)  # (n, L), Fortran order
     return np.ascontiguousarray(fitted.T)
 
 
@@ -234,8 +241,8 @@ def krr_loo(K: Any, y: Any, lams: Any) -> np.ndarray:
             "semi-definite); leave-one-out is undefined there"
         )
     W = 1.0 / S
-    alpha = U @ ((U.T @ y)[:, None] * W)  # (n, L)
-    diag_inv = (U * U) @ W  # [(K + lam I)^{-1}]_ii, (n, L)
+    alpha = _dot(U, _dot(U.T, y)[:, None] * W)  # (n, L)
+    diag_inv = _dot(U * U, W)  # [(K + lam I)^{-1}]_ii, (n, L)
     e = alpha / diag_inv
     return np.einsum("ij,ij->j", e, e) / n
 

@@ -40,7 +40,7 @@ from typing import Any, Callable
 
 import numpy as np
 import scipy.linalg
-from scipy.linalg import lapack
+from scipy.linalg import blas, lapack
 
 from ._validation import (
     check_fitted,
@@ -112,6 +112,32 @@ def _eigh_copy(K: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return _eigh_owned(np.array(K, dtype=float, order="C", copy=True))
 
 
+def _dot(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``A @ B`` through scipy's BLAS (``dgemm``); ``B`` may be 1-D.
+
+    The fast paths alternate LAPACK factorisations (scipy) with matrix
+    products; keeping both on scipy's OpenBLAS avoids two thread pools
+    competing on few cores.  Contiguous inputs are passed without a copy (a
+    C-ordered matrix is handed over as its transpose with the ``trans`` flag).
+    The result is Fortran-ordered.
+    """
+    vec = B.ndim == 1
+    if vec:
+        B = B[:, None]
+
+    def operand(M: np.ndarray) -> tuple[np.ndarray, int]:
+        if M.flags.f_contiguous:
+            return M, 0
+        if M.flags.c_contiguous:
+            return M.T, 1
+        return np.asfortranarray(M), 0
+
+    a, ta = operand(A)
+    b, tb = operand(B)
+    out = blas.dgemm(1.0, a, b, trans_a=ta, trans_b=tb)
+    return out[:, 0] if vec else out
+
+
 def _pinv_mask(s: np.ndarray, n: int) -> np.ndarray:
     """Boolean mask of the eigenvalues ``s`` (along axis 0) kept by the pseudo-inverse.
 
@@ -148,8 +174,9 @@ def _solve_shifted(K: np.ndarray, y: np.ndarray, lam: float,
     s = d + lam
     keep = _pinv_mask(s, n)
     coef = np.zeros(n)
-    coef[keep] = (U[:, keep].T @ y) / s[keep]
-    alpha = U @ coef
+    z = _dot(U.T, y)
+    coef[keep] = z[keep] / s[keep]
+    alpha = _dot(U, coef)
     n_drop = int(n - np.count_nonzero(keep))
     if lam > 0 or n_drop:
         tol = n * _EPS * float(np.max(np.abs(s)))

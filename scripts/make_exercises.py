@@ -135,10 +135,10 @@ def student_version(nb):
 def _as_ipynb(nb):
     nb = copy.deepcopy(nb)
     nb.metadata.pop("jupytext", None)
-    for cell in nb.cells:
-        cell.pop("id", None)
     nb.nbformat, nb.nbformat_minor = 4, 5
-    nbformat.validator.normalize(nb)
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"cell-{i:03d}"
+    nbformat.validate(nb)
     return nb
 
 
