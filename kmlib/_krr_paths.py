@@ -17,11 +17,21 @@ so after one :math:`O(n^3)` factorisation every further value of
 penalty convention is the book's: :math:`\\lambda` multiplies
 :math:`\\|f\\|_{\\mathcal H}^2` against the *sum* of squared errors.
 
+:func:`krr_cv_path` (and so :func:`tune_krr`) uses a cheaper relative of the
+same idea on each training block: the Householder tridiagonalisation
+:math:`K_{tr,tr} = Q\\,T\\,Q^\\top` (the first, and dominant, stage of an
+eigendecomposition, about half its cost), after which
+:math:`(K_{tr,tr} + \\lambda I)^{-1} y_{tr} = Q\\,(T + \\lambda I)^{-1} Q^\\top y_{tr}`
+needs only an :math:`O(m)` tridiagonal solve per :math:`\\lambda`.
+
 A value ``lam = 0`` is allowed in :func:`krr_path`, :func:`krr_cv_path` and
 :func:`tune_krr` and means the minimum-norm interpolant (pseudo-inverse with
 the rank tolerance documented in :mod:`kmlib.krr`), matching
-``KernelRidge(kernel, lam=0)``.  The eigendecomposition is the primary route
-here, so no warning is issued when eigenvalues are dropped.
+``KernelRidge(kernel, lam=0)``; it is computed through the eigendecomposition
+and, being requested explicitly, raises no warning when eigenvalues are
+dropped.  A penalty ``lam > 0`` for which a training block ``K + lam I`` is
+numerically not positive definite (an indefinite kernel) is handled the same
+way, with one :class:`RuntimeWarning`, as in :class:`kmlib.krr.KernelRidge`.
 
 Cross-validation error, as everywhere in kmlib (chapter 2): the mean over all
 n points of the squared out-of-fold error,
@@ -29,10 +39,12 @@ n points of the squared out-of-fold error,
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 import numpy as np
+from scipy.linalg import lapack
 
 from ._folds import resolve_folds
 from ._validation import check_kernel, check_lam, check_matrix, check_same_length, check_vector
@@ -86,15 +98,104 @@ def _dual_path(A: np.ndarray, y: np.ndarray, lams: np.ndarray) -> np.ndarray:
     return _dot(U, z[:, None] * _inverse_filter(d, lams))
 
 
+#: Number of Householder reflectors per compact-WY block in :func:`_wy_blocks`.
+_NB = 32
+
+
+def _wy_blocks(c: np.ndarray, tau: np.ndarray) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """Compact-WY form of the orthogonal factor returned by ``dsytrd`` (lower).
+
+    ``dsytrd`` writes :math:`A = Q T Q^\\top` with :math:`Q = H_0 H_1 \\cdots H_{m-2}`,
+    :math:`H_i = I - \\tau_i v_i v_i^\\top`, where :math:`v_i` is zero above
+    row i+1, one at row i+1 and stored in ``c[i+2:, i]`` below.  Each run of
+    ``_NB`` consecutive reflectors is returned as ``(r0, V, T)`` with
+    :math:`H_{i_0} \\cdots H_{i_1-1} = I - V T V^\\top` acting on rows ``r0:``
+    (LAPACK's ``dlarft``, forward and columnwise), so that applying :math:`Q`
+    is a few matrix products instead of a loop over m reflectors.
+    """
+    m = c.shape[0]
+    blocks = []
+    for i0 in range(0, m - 1, _NB):
+        i1 = min(i0 + _NB, m - 1)
+        nb = i1 - i0
+        V = np.tril(c[i0 + 1:, i0:i1], -1)
+        V[np.arange(nb), np.arange(nb)] = 1.0
+        G = _dot(V.T, V)
+        t = tau[i0:i1]
+        T = np.zeros((nb, nb))
+        for k in range(nb):
+            T[k, k] = t[k]
+            if k:
+                T[:k, k] = -t[k] * (T[:k, :k] @ G[:k, k])
+        blocks.append((i0 + 1, V, T))
+    return blocks
+
+
+def _tridiagonal_path(A: np.ndarray, y: np.ndarray,
+                      lams: np.ndarray) -> tuple[np.ndarray, list[int]]:
+    """Dual coefficients ``(A + lam I)^{-1} y`` for every lam > 0 from one tridiagonalisation.
+
+    ``A = Q T Q^T`` (Householder, LAPACK ``dsytrd``; about half the work of a
+    full eigendecomposition, which would also need the eigenvectors).  Then
+    ``(A + lam I)^{-1} y = Q (T + lam I)^{-1} Q^T y``: one O(m) tridiagonal
+    Cholesky solve (``dptsv``) per lam and one application of Q to all the
+    solutions at once, O(m^2 L).  ``A`` (owned, C-ordered) is destroyed.
+
+    Returns the (m, L) coefficients and the indices of the penalties that
+    were not handled (``lam == 0``, or ``T + lam I`` not numerically positive
+    definite); their columns are left for the caller to fill.
+    """
+    m = A.shape[0]
+    lwork = int(lapack.dsytrd_lwork(m, lower=1)[0])
+    c, dd, e, tau, _ = lapack.dsytrd(A.T, lower=1, lwork=lwork, overwrite_a=1)
+    blocks = _wy_blocks(c, tau)
+    b = np.array(y, dtype=float)
+    for r0, V, T in blocks:  # b <- Q^T y
+        b[r0:] -= _dot(V, T.T @ _dot(V.T, b[r0:]))
+    W = np.zeros((m, lams.shape[0]))
+    todo = []
+    for j, lam in enumerate(lams):
+        if lam > 0:
+            _, _, x, info = lapack.dptsv(dd + lam, e, b)
+            if info == 0:
+                W[:, j] = x
+                continue
+        todo.append(j)
+    for r0, V, T in reversed(blocks):  # W <- Q W
+        W[r0:] -= _dot(V, T @ _dot(V.T, W[r0:]))
+    return W, todo
+
+
 def _cv_errors(K: np.ndarray, y: np.ndarray, lams: np.ndarray,
-               pairs: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
-    """CV error for every lam from one eigendecomposition per fold (validated input)."""
+               pairs: list[tuple[np.ndarray, np.ndarray]], who: str) -> np.ndarray:
+    """CV error for every lam from one factorisation per fold (validated input).
+
+    Per fold: the tridiagonal route of :func:`_tridiagonal_path`; penalties it
+    does not handle (``lam == 0``, or a training block with ``K + lam I`` not
+    numerically positive definite) go through one eigendecomposition of the
+    block and the pseudo-inverse, as in :class:`kmlib.krr.KernelRidge`.
+    """
     sse = np.zeros(lams.shape[0])
+    fallback = set()
     for tr, te in pairs:
-        A = K[np.ix_(tr, tr)]  # a fresh C-ordered copy that we own
-        C = _dual_path(A, y[tr], lams)  # (m, L): alpha for every lam
+        if tr.shape[0] < 2:  # nothing to tridiagonalise
+            C, todo = _dual_path(K[np.ix_(tr, tr)], y[tr], lams), []
+        else:
+            C, todo = _tridiagonal_path(K[np.ix_(tr, tr)], y[tr], lams)
+        if todo:
+            C[:, todo] = _dual_path(K[np.ix_(tr, tr)], y[tr], lams[todo])
+            fallback.update(float(lams[j]) for j in todo if lams[j] > 0)
         resid = y[te][:, None] - _dot(K[np.ix_(te, tr)], C)
         sse += np.einsum("ij,ij->j", resid, resid)
+    if fallback:
+        warnings.warn(
+            f"{who}: K_train + lam*I was not numerically positive definite on some fold for "
+            f"lam in {sorted(fallback)}; those fits used an eigendecomposition and the "
+            "minimum-norm solution pinv(K_train + lam*I) @ y_train (as KernelRidge does). "
+            "Use larger penalties, or check that the kernel is positive definite.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
     return sse / y.shape[0]
 
 
@@ -142,10 +243,15 @@ def krr_path(K: Any, y: Any, lams: Any) -> np.ndarray:
 def krr_cv_path(K: Any, y: Any, lams: Any, folds: Any = 5) -> np.ndarray:
     """v-fold cross-validation error of kernel ridge regression for a grid of penalties.
 
-    Per fold, one eigendecomposition of the training block
-    :math:`K_{tr,tr} = U\\,\\mathrm{diag}(d)\\,U^\\top`; every penalty then costs
-    :math:`O(m^2)`: the out-of-fold predictions are
-    :math:`K_{te,tr}\\,U\\,\\mathrm{diag}(1/(d+\\lambda))\\,U^\\top y_{tr}`.
+    Per fold, one tridiagonalisation of the training block
+    :math:`K_{tr,tr} = Q\\,T\\,Q^\\top` (LAPACK ``dsytrd``, :math:`O(m^3)`);
+    every penalty then costs :math:`O(m)` for the tridiagonal Cholesky solve
+    of :math:`(T + \\lambda I) w = Q^\\top y_{tr}`, and the out-of-fold
+    predictions :math:`K_{te,tr}\\,Q\\,w` for all penalties together cost
+    :math:`O(m^2 L)`.  (This is the eigendecomposition route
+    :math:`K_{te,tr}\\,U\\,\\mathrm{diag}(1/(d+\\lambda))\\,U^\\top y_{tr}` stopped
+    before its second half: the eigenvectors are never needed.)  ``lam = 0``
+    uses one eigendecomposition of the block and the pseudo-inverse.
     The result equals refitting on every fold for every penalty.
 
     Parameters
@@ -178,7 +284,7 @@ def krr_cv_path(K: Any, y: Any, lams: Any, folds: Any = 5) -> np.ndarray:
     """
     K, y, lams = _prepare(K, y, lams)
     pairs = resolve_folds(folds, y.shape[0])
-    return _cv_errors(K, y, lams, pairs)
+    return _cv_errors(K, y, lams, pairs, "krr_cv_path")
 
 
 def krr_loo(K: Any, y: Any, lams: Any) -> np.ndarray:
@@ -355,7 +461,7 @@ def tune_krr(X: Any, y: Any, kernel_factory: Callable[[Any], Callable[..., Any]]
         what = f"kernel_factory({p!r})(X)"
         K = _gram(kernel, X, None, (n, n), what)
         _check_symmetric(K, what)
-        cv[i] = _cv_errors(K, y, lams, pairs)
+        cv[i] = _cv_errors(K, y, lams, pairs, "tune_krr")
 
     if not np.any(np.isfinite(cv)):
         raise ValueError("every cross-validation error is NaN or infinite; check the kernel")

@@ -63,11 +63,12 @@ _SYM_RTOL = 1e-8
 # private helpers shared with kmlib._krr_paths
 # ---------------------------------------------------------------------------
 def _check_symmetric(K: np.ndarray, name: str = "K") -> None:
-    """Raise unless the square matrix ``K`` is symmetric up to rounding.
+    """Raise unless the square matrix ``K`` is finite and symmetric up to rounding.
 
     The comparison runs tile by tile (each tile against its mirror image), so
     it stays cache-friendly and never allocates a second n-by-n array (Gram
-    matrices in the book reach n = 5000).
+    matrices in the book reach n = 5000).  A NaN or infinite entry makes its
+    tile difference non-finite, so the same pass also rejects those.
     """
     n = K.shape[0]
     b = 128
@@ -77,9 +78,19 @@ def _check_symmetric(K: np.ndarray, name: str = "K") -> None:
     for i in range(0, n, b):
         for j in range(i, n, b):
             upper = K[i:i + b, j:j + b]
+            mirror = K[j:j + b, i:i + b].T
             out = buf[: upper.shape[0], : upper.shape[1]]
-            np.subtract(upper, K[j:j + b, i:i + b].T, out=out)
-            worst = max(worst, float(np.max(np.abs(out, out=out))))
+            with np.errstate(over="ignore", invalid="ignore"):
+                np.subtract(upper, mirror, out=out)
+            diff = float(np.max(np.abs(out, out=out)))
+            if not np.isfinite(diff):
+                if not (np.all(np.isfinite(upper)) and np.all(np.isfinite(mirror))):
+                    raise ValueError(
+                        f"{name} contains NaN or infinite values; a Gram matrix must be "
+                        "finite (check the kernel and its inputs)"
+                    )
+                diff = np.inf  # finite entries whose difference overflows
+            worst = max(worst, diff)
             scale = max(scale, float(np.max(upper)), -float(np.min(upper)))
     scale = max(scale, np.finfo(float).tiny)
     if worst > _SYM_RTOL * scale:
@@ -197,9 +208,11 @@ def _solve_shifted(K: np.ndarray, y: np.ndarray, lam: float,
 
 def _gram(kernel: Callable[..., Any], X: np.ndarray, Y: np.ndarray | None,
           shape: tuple[int, int], what: str | None = None) -> np.ndarray:
-    """Evaluate ``kernel`` and check that it returned a finite matrix of ``shape``.
+    """Evaluate ``kernel`` and check the shape (and, for ``kernel(X, Y)``, finiteness).
 
-    ``what`` names the call in error messages.
+    For the square ``kernel(X)`` the finiteness check is left to
+    :func:`_check_symmetric`, which every caller runs and which covers it in
+    the same pass.  ``what`` names the call in error messages.
     """
     K = kernel(X) if Y is None else kernel(X, Y)
     if what is None:
@@ -210,7 +223,7 @@ def _gram(kernel: Callable[..., Any], X: np.ndarray, Y: np.ndarray | None,
         raise ValueError(f"{what} must return a numeric array; got {type(K).__name__}") from exc
     if K.shape != shape:
         raise ValueError(f"{what} must return an array of shape {shape}; got shape {K.shape}")
-    return check_matrix(K, what, allow_1d=False)
+    return check_matrix(K, what, allow_1d=False, finite=Y is not None)
 
 
 # ---------------------------------------------------------------------------

@@ -25,7 +25,7 @@ import warnings
 from typing import Any
 
 import numpy as np
-from scipy.linalg import lapack, lu_factor, lu_solve
+from scipy.linalg import blas, lapack, lu_factor, lu_solve
 from scipy.special import expit
 
 from ._validation import (
@@ -45,6 +45,9 @@ __all__ = ["KernelLogisticRegression", "logistic_objective"]
 _ARMIJO = 1e-4          # sufficient-decrease constant of the line search
 _MIN_STEP = 2.0 ** -40  # give up backtracking below this step length
 _F32_COND = 1e4         # factor B in float32 when its condition number is below this
+_LOWRANK_REL = 1e-6     # accuracy of B from a low-rank factor of K (relative, in norm)
+_LOWRANK_MIN_N = 200    # below this n the dense factorisation is cheap anyway
+_STALL_ITERS = 10       # give up after this many iterations without halving the gradient
 
 
 def logistic_objective(K: Any, y: Any, alpha: Any, mu: float, lam: float) -> float:
@@ -93,13 +96,15 @@ def _check_len(v: Any, name: str, n: int) -> np.ndarray:
     return v
 
 
-def _check_symmetric(K: np.ndarray, name: str, block: int = 512) -> None:
-    """Raise unless the square matrix ``K`` is symmetric up to rounding (checked by row blocks)."""
+def _check_symmetric(K: np.ndarray, name: str, block: int = 256) -> None:
+    """Raise unless the square matrix ``K`` is symmetric up to rounding (checked by tiles)."""
     n = K.shape[0]
     scale = max(float(np.max(np.abs(K))), 1.0)
     worst = 0.0
     for s in range(0, n, block):
-        worst = max(worst, float(np.max(np.abs(K[s:s + block] - K[:, s:s + block].T))))
+        for t in range(s, n, block):
+            tile = K[s:s + block, t:t + block] - K[t:t + block, s:s + block].T
+            worst = max(worst, float(np.max(np.abs(tile))))
     if worst > 1e-8 * scale:
         raise ValueError(
             f"{name} must be a symmetric Gram matrix; got a matrix "
@@ -136,7 +141,10 @@ class KernelLogisticRegression:
         with :math:`r_i = -y_i\sigma(-y_i\eta_i)`, falls below ``tol``.
     max_iter : int
         Maximal number of Newton iterations; reaching it raises a
-        :class:`RuntimeWarning` and keeps the current iterate.
+        :class:`RuntimeWarning` and keeps the current iterate.  So does a
+        gradient stuck at its rounding level (not halved in 10 iterations), which
+        happens when huge coefficients (tiny ``lam`` with large kernel values)
+        make ``tol`` unattainable in floating point.
 
     Attributes
     ----------
@@ -150,6 +158,10 @@ class KernelLogisticRegression:
         :math:`J(\alpha, \mu)` at the solution.
     grad_norm_ : float
         The gradient norm used by the stopping rule, at the solution.
+    solver_ : str
+        How the last Newton system was factored: ``"low rank"`` (pivoted
+        Cholesky of K, for smooth kernels), ``"float32"`` or ``"float64"``
+        (dense Cholesky), ``"lu"`` (K not PSD), or ``""`` if no step was needed.
     X_fit_ : ndarray or None
         Training inputs (None with a precomputed kernel).
 
@@ -182,15 +194,24 @@ class KernelLogisticRegression:
     definite :math:`B = I + DKD` (eigenvalues in
     :math:`[1, 1 + \|K\|/(8\lambda)]`, the matrix used for Gaussian-process
     classification): :math:`(WK + 2\lambda I)^{-1} = c\,(I - D B^{-1} D K)`
-    with :math:`c = 1/(2\lambda)`.  One Cholesky factor of B and two triangular
-    solves give both unknowns (:math:`\Delta\mu` through the positive Schur
+    with :math:`c = 1/(2\lambda)`.  One Cholesky factor of B and two solves with
+    it give both unknowns (:math:`\Delta\mu` through the positive Schur
     complement :math:`d^\top B^{-1} d / c`, :math:`d = D\mathbf 1`).  Zero weights
     (:math:`W_{ii}` underflowing for very confident points) are harmless: B stays
-    :math:`\succeq I`.  Near the solution W hardly changes, so a factor of B is
-    reused for the next step as long as it keeps shrinking the gradient
-    ("simplified Newton"); the direction stays a descent direction because the
-    stale system is the Hessian of J with a different positive W.  Each step is
-    damped by Armijo backtracking on J, computed with ``logaddexp``.
+    :math:`\succeq I`.
+
+    Factoring B costs :math:`O(n^3)`.  For smooth kernels (Gaussian with a
+    moderate bandwidth) K is numerically of low rank r, so a pivoted Cholesky
+    factor :math:`K \approx FF^\top` is computed once (to a tolerance that moves B
+    by at most 1e-6 relative) and B is inverted by the Woodbury identity at
+    :math:`O(nr^2)` per step.  Otherwise B is factored densely (in float32 when
+    it is well conditioned); near the solution W hardly changes, so a dense
+    factor is reused for the next step as long as it keeps shrinking the
+    gradient ("simplified Newton"), a descent direction because the stale
+    system is the Hessian of J with a different positive W.  Every direction
+    only needs to be accurate, not exact: the gradient, the objective and the
+    stopping rule always use K in float64.  Each step is damped by Armijo
+    backtracking on J, computed with ``logaddexp``.
     """
 
     def __init__(self, kernel: Any, lam: float = 1.0, tol: float = 1e-8,
@@ -260,14 +281,19 @@ class KernelLogisticRegression:
                 raise ValueError("kernel returned NaN or infinite values; check its parameters")
         K = np.ascontiguousarray(K)
 
-        alpha, mu, n_iter, gnorm, obj, status = _newton(K, y, lam, tol, max_iter)
+        alpha, mu, n_iter, gnorm, obj, status, solver = _newton(K, y, lam, tol, max_iter)
         if status != "converged":
-            why = (f"reached max_iter={max_iter}" if status == "max_iter" else
-                   "could not decrease the objective any further (rounding level)")
+            if status == "max_iter":
+                why = f"reached max_iter={max_iter}"
+                advice = "Increase max_iter or tol."
+            else:
+                why = "stopped making progress (the gradient is at its rounding level)"
+                advice = ("Increase tol; huge coefficients (tiny lam, large kernel values) "
+                          "limit the attainable accuracy.")
             warnings.warn(
                 f"KernelLogisticRegression: Newton's method {why} after {n_iter} iterations "
                 f"with gradient norm {gnorm:.3g} > tol={tol:g}; the returned solution is "
-                "approximate. Increase max_iter or tol.",
+                f"approximate. {advice}",
                 RuntimeWarning,
                 stacklevel=2,
             )
@@ -276,6 +302,7 @@ class KernelLogisticRegression:
         self.n_iter_ = int(n_iter)
         self.objective_ = float(obj)
         self.grad_norm_ = float(gnorm)
+        self.solver_ = solver
         self.X_fit_ = X_fit
         self.n_train_ = int(len(y))
         return self
@@ -348,14 +375,20 @@ class KernelLogisticRegression:
 
 
 class _Workspace:
-    """The Gram matrix, its diagonal, a float32 copy and one n x n buffer per precision."""
+    """The Gram matrix and what the Newton systems reuse across iterations.
 
-    def __init__(self, K: np.ndarray) -> None:
+    Holds K, its diagonal, an optional low-rank factor ``F`` (K ~ F F^T), a
+    float32 copy of K and one n x n buffer per precision, each made on first use.
+    """
+
+    def __init__(self, K: np.ndarray, lam: float) -> None:
         self.K = K
+        self.n = K.shape[0]
         self.diag = np.diagonal(K).copy()
         self.warned = False
         self._k32: np.ndarray | None = None
         self._buf: dict[type, np.ndarray] = {}
+        self.F = self._low_rank_factor(lam)
 
     def K32(self) -> np.ndarray:
         if self._k32 is None:
@@ -364,30 +397,67 @@ class _Workspace:
 
     def buffer(self, dtype: type) -> np.ndarray:
         if dtype not in self._buf:
-            n = self.K.shape[0]
-            self._buf[dtype] = np.empty((n, n), dtype=dtype)
+            self._buf[dtype] = np.empty((self.n, self.n), dtype=dtype)
         return self._buf[dtype]
+
+    def _low_rank_factor(self, lam: float) -> np.ndarray | None:
+        """Pivoted Cholesky K = F F^T + E with ||E||_2 <= 8 lam _LOWRANK_REL, or None.
+
+        LAPACK's ``dpstrf`` stops once every remaining pivot is below ``tol``;
+        the remainder E is then PSD with trace below n * tol, which bounds its
+        norm.  Returns None (use the dense factorisation) when the rank needed
+        exceeds n / 3, or when the factor does not reproduce diag(K) (K not PSD).
+        """
+        n = self.n
+        if n < _LOWRANK_MIN_N:
+            return None
+        tol = 8.0 * lam * _LOWRANK_REL / n
+        A = self.buffer(np.float64)
+        np.copyto(A, self.K)
+        fac, piv, rank, info = lapack.dpstrf(A.T, tol=tol, lower=1, overwrite_a=1)
+        if info < 0 or rank == 0 or rank > n // 3:
+            return None
+        F = np.empty((n, rank))
+        F[piv - 1] = np.tril(fac[:, :rank])
+        resid = self.diag - np.einsum("ij,ij->i", F, F)
+        if np.any(np.abs(resid) > 2.0 * tol + 1e-12 * np.abs(self.diag)):
+            return None
+        return F
 
 
 class _NewtonSystem:
-    """Factor of the reduced Newton system for one weight vector W (see the class notes).
+    """A factor of :math:`B = I + DKD` for one weight vector W (see the class notes).
 
     The factor only has to give a good *direction*: the gradient, the objective
-    and the stopping rule are always evaluated in float64.  So when B is well
-    conditioned (the trace bound ``1 + sum_i d_i^2 K_ii`` on its largest
-    eigenvalue, its smallest being >= 1, is at most ``_F32_COND``) it is formed
-    and factored in float32, which halves the O(n^3) cost; the direction is then
-    accurate to about 1e-4 relative, i.e. still a (slightly inexact) Newton step.
+    and the stopping rule are always evaluated exactly, with K in float64.  Three
+    ways to factor B, cheapest first:
+
+    * low rank: with a pivoted Cholesky K ~ F F^T (computed once per fit, for
+      smooth kernels whose Gram matrix has fast-decaying eigenvalues), B ~
+      I + U U^T with U = D F, inverted by the Woodbury identity through an r x r
+      Cholesky factor.  The neglected part changes B by at most
+      ``_LOWRANK_REL`` (||D E D|| <= ||E|| / (8 lam)), so the step is a Newton
+      step to about that relative accuracy.  O(n r^2) per iteration.
+    * float32: when B is well conditioned (the trace bound
+      ``1 + sum_i d_i^2 K_ii`` on its largest eigenvalue, its smallest being
+      >= 1, is at most ``_F32_COND``), B is formed and factored in single
+      precision, at half the O(n^3) cost, with relative error about 1e-4.
+    * float64 Cholesky, and LU (with a warning) if K is not PSD.
     """
 
-    def __init__(self, ws: "_Workspace", W: np.ndarray, lam: float) -> None:
-        n = ws.K.shape[0]
+    def __init__(self, ws: _Workspace, W: np.ndarray, lam: float, low_rank: bool) -> None:
+        n = ws.n
         self.c = 1.0 / (2.0 * lam)
         self.d = np.sqrt(self.c * W)
-        self.lu = None
-        self.fac = None
-        self.single = False
-        if 1.0 + float(np.dot(self.d * self.d, ws.diag)) <= _F32_COND:
+        self.kind = ""
+        if low_rank and ws.F is not None:
+            U = ws.F * self.d[:, None]         # n x r, C order, so U.T is Fortran order
+            S = blas.dsyrk(1.0, U.T)           # U^T U (upper triangle)
+            S.flat[:: S.shape[0] + 1] += 1.0
+            fac, info = lapack.dpotrf(S, lower=0, clean=0, overwrite_a=1)
+            if info == 0:
+                self.U, self.fac, self.kind = U, fac, "low rank"
+        if not self.kind and 1.0 + float(np.dot(self.d * self.d, ws.diag)) <= _F32_COND:
             d32 = self.d.astype(np.float32)
             B = ws.buffer(np.float32)
             np.multiply(ws.K32(), d32[:, None], out=B)
@@ -397,15 +467,15 @@ class _NewtonSystem:
             # LAPACK factors it in place, without a copy.
             fac, info = lapack.spotrf(B.T, lower=0, clean=0, overwrite_a=1)
             if info == 0:
-                self.fac, self.single = fac, True
-        if self.fac is None:
+                self.fac, self.kind = fac, "float32"
+        if not self.kind:
             B = ws.buffer(np.float64)
             np.multiply(ws.K, self.d[:, None], out=B)
             B *= self.d[None, :]
             B.flat[:: n + 1] += 1.0
             fac, info = lapack.dpotrf(B.T, lower=0, clean=0, overwrite_a=1)
             if info == 0:
-                self.fac = fac
+                self.fac, self.kind = fac, "float64"
             else:
                 # B >= I in exact arithmetic; it can only fail to be positive
                 # definite if K is not positive semi-definite (or by rounding
@@ -423,14 +493,19 @@ class _NewtonSystem:
                 B *= self.d[None, :]
                 B.flat[:: n + 1] += 1.0
                 self.lu = lu_factor(B, overwrite_a=True, check_finite=False)
+                self.kind = "lu"
         self.Binv_d = self._solve(self.d)
         self.schur = float(np.dot(self.d, self.Binv_d))  # d' B^{-1} d  (> 0 unless W = 0)
 
     def _solve(self, r: np.ndarray) -> np.ndarray:
         """B^{-1} r for one right-hand side, returned in float64."""
-        if self.lu is not None:
+        if self.kind == "low rank":            # (I + U U^T)^{-1} r = r - U S^{-1} U^T r
+            t = blas.dgemv(1.0, self.U.T, r)
+            t, _ = lapack.dpotrs(self.fac, t, lower=0)
+            return r - blas.dgemv(1.0, self.U.T, t, trans=1)
+        if self.kind == "lu":
             return lu_solve(self.lu, r, check_finite=False)
-        if self.single:
+        if self.kind == "float32":
             x, _ = lapack.spotrs(self.fac, r.astype(np.float32)[:, None], lower=0)
             return x[:, 0].astype(np.float64)
         x, _ = lapack.dpotrs(self.fac, r[:, None], lower=0)
@@ -450,54 +525,80 @@ class _NewtonSystem:
 
 
 def _newton(K: np.ndarray, y: np.ndarray, lam: float, tol: float,
-            max_iter: int) -> tuple[np.ndarray, float, int, float, float, str]:
-    """Damped (simplified) Newton iterations on J(alpha, mu); see the class notes.
+            max_iter: int) -> tuple[np.ndarray, float, int, float, float, str, str]:
+    """Damped Newton iterations on J(alpha, mu); see the class notes.
 
     Returns alpha, mu, the number of iterations, the final gradient norm, the
-    objective and a status: "converged", "max_iter" or "stalled".
+    objective, a status ("converged", "max_iter" or "stalled") and the kind of
+    the last factor of B ("low rank", "float32", "float64", "lu"; "" if none).
     """
     n = K.shape[0]
+    KT = K.T                                   # Fortran-ordered view of the C-ordered K
+
+    def Kmul(v: np.ndarray) -> np.ndarray:
+        # K @ v through scipy's BLAS, the library that also factors B: numpy and
+        # scipy each bundle an OpenBLAS, and alternating between their thread
+        # pools lets the idle pool's spinning threads slow the busy one down.
+        return blas.dgemv(1.0, KT, v, trans=1)
+
     alpha = np.zeros(n)
     Ka = np.zeros(n)
     n_pos = int(np.sum(y > 0))
     mu = float(np.log(n_pos / (n - n_pos)))   # the minimiser over mu alone at alpha = 0
     obj = _objective(Ka, alpha, mu, y, lam)
-    ws = _Workspace(K)
+    ws = _Workspace(K, lam)
+    low_rank = ws.F is not None
     system: _NewtonSystem | None = None
     prev_gnorm = np.inf
     status = "max_iter"
+    exact_Ka = True
     n_iter = 0
     gnorm = np.inf
+    best_gnorm, best_iter = np.inf, 0
     while True:
         m = y * (Ka + mu)                      # margins y_i eta_i
         p_wrong = expit(-m)                    # sigma(-y_i eta_i)
         r = -y * p_wrong
         F1 = r + 2.0 * lam * alpha
         F2 = float(np.sum(r))
-        KF1 = K @ F1
+        KF1 = Kmul(F1)
         gnorm = float(np.sqrt(np.dot(KF1, KF1) + F2 * F2))
         if gnorm < tol:
-            status = "converged"
-            break
+            if exact_Ka:
+                status = "converged"
+                break
+            # Ka was updated incrementally (Ka + t K dalpha); confirm the stopping
+            # rule with a freshly computed K alpha before declaring convergence.
+            Ka = Kmul(alpha)
+            exact_Ka = True
+            obj = _objective(Ka, alpha, mu, y, lam)
+            continue
         if n_iter >= max_iter:
             break
+        if gnorm < 0.5 * best_gnorm:
+            best_gnorm, best_iter = gnorm, n_iter
+        elif n_iter - best_iter >= _STALL_ITERS:
+            status = "stalled"                 # gradient stuck at its rounding level
+            break
         n_iter += 1
-        # Refactor unless the last factor cut the gradient by at least 4x.
-        fresh = system is None or not gnorm < 0.25 * prev_gnorm
+        # A low-rank factor is cheap: refresh it every iteration.  A dense one
+        # costs O(n^3): reuse it while it keeps cutting the gradient by 4x.
+        fresh = low_rank or system is None or not gnorm < 0.25 * prev_gnorm
+        W = p_wrong * expit(m)                 # sigma(eta)(1 - sigma(eta)), no cancellation
         if fresh:
-            W = p_wrong * expit(m)             # sigma(eta)(1 - sigma(eta)), no cancellation
-            system = _NewtonSystem(ws, W, lam)
+            system = _NewtonSystem(ws, W, lam, low_rank)
         prev_gnorm = gnorm
         dalpha, dmu = system.step(F1, F2, KF1)
-        Kd = K @ dalpha
         slope = float(np.dot(KF1, dalpha) + F2 * dmu)
-        if not slope < 0.0 and not fresh:      # stale factor gave no descent: refactor
+        if not slope < 0.0:
+            # Not a descent direction: a stale dense factor, or the low-rank
+            # approximation at rounding level.  Use an exact dense factor.
+            low_rank = False
             fresh = True
-            W = p_wrong * expit(m)
-            system = _NewtonSystem(ws, W, lam)
+            system = _NewtonSystem(ws, W, lam, low_rank)
             dalpha, dmu = system.step(F1, F2, KF1)
-            Kd = K @ dalpha
             slope = float(np.dot(KF1, dalpha) + F2 * dmu)
+        Kd = Kmul(dalpha)
         t = 1.0
         # Rounding in J is about eps * (|loss| + |penalty|); allow it so that the
         # last, tiny Newton steps are not rejected for noise.
@@ -513,7 +614,8 @@ def _newton(K: np.ndarray, y: np.ndarray, lam: float, tol: float,
             if t < _MIN_STEP:
                 break
         if t < _MIN_STEP:
-            if not fresh:                      # retry with a fresh factor first
+            if not fresh or low_rank:          # retry with an exact, fresh factor first
+                low_rank = False
                 system = None
                 continue
             # No decrease along an exact Newton direction: J is flat to rounding
@@ -521,4 +623,5 @@ def _newton(K: np.ndarray, y: np.ndarray, lam: float, tol: float,
             status = "stalled"
             break
         alpha, Ka, mu, obj = a_new, Ka_new, mu_new, obj_new
-    return alpha, mu, n_iter, gnorm, obj, status
+        exact_Ka = False
+    return alpha, mu, n_iter, gnorm, obj, status, (system.kind if system is not None else "")

@@ -77,13 +77,15 @@ def _gram(kernel: Any, X: np.ndarray, Y: np.ndarray | None, shape: tuple[int, in
     return G
 
 
-def _check_symmetric(K: np.ndarray, name: str, block: int = 512) -> None:
-    """Raise unless the square matrix ``K`` is symmetric up to rounding (checked by row blocks)."""
+def _check_symmetric(K: np.ndarray, name: str, block: int = 256) -> None:
+    """Raise unless the square matrix ``K`` is symmetric up to rounding (checked by tiles)."""
     n = K.shape[0]
     scale = max(float(np.max(np.abs(K))), 1.0)
     worst = 0.0
     for s in range(0, n, block):
-        worst = max(worst, float(np.max(np.abs(K[s:s + block] - K[:, s:s + block].T))))
+        for t in range(s, n, block):
+            tile = K[s:s + block, t:t + block] - K[t:t + block, s:s + block].T
+            worst = max(worst, float(np.max(np.abs(tile))))
     if worst > 1e-8 * scale:
         raise ValueError(
             f"{name} must be a symmetric Gram matrix; got a matrix "
@@ -226,14 +228,10 @@ def _smo(row: Callable[[int], np.ndarray], diag: np.ndarray, y: np.ndarray, C: f
         a[i] = ai_new
         a[j] = aj_new
         for t, at, yt in ((i, ai_new, yi), (j, aj_new, yj)):
-            below = at < C
-            above = at > 0.0
-            if yt > 0:
-                up_pen[t] = 0.0 if below else neg_inf
-                low_pen[t] = 0.0 if above else neg_inf
-            else:
-                up_pen[t] = 0.0 if above else neg_inf
-                low_pen[t] = 0.0 if below else neg_inf
+            in_up = (at < C) if yt > 0 else (at > 0.0)
+            in_low = (at > 0.0) if yt > 0 else (at < C)
+            up_pen[t] = 0.0 if in_up else neg_inf
+            low_pen[t] = 0.0 if in_low else neg_inf
         np.subtract(Ki, row(j), out=buf)
         buf *= s
         g -= buf

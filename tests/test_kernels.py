@@ -681,3 +681,32 @@ def test_pds_from_nds_bad_input():
         km.pds_from_nds(sq, [0.0, 1.0])(np.zeros((3, 3)))
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         km.pds_from_nds(km.sobolev1(), 2.0)
+
+
+# ---------------------------------------------------------------------------
+# tiled evaluation of large Gram matrices
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("k", [
+    km.gaussian(0.8),
+    km.polynomial(3).normalized(),
+    km.matern(1.3, 0.5),
+    km.linear() + 2.0 * km.laplacian(1.5),
+])
+def test_tiled_gram_equals_one_shot_formula_and_is_exactly_symmetric(k):
+    """Reference: the kernel's own formula evaluated on the whole arrays at once."""
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((600, 3))        # > 2 tiles per side
+    Y = rng.standard_normal((530, 3))
+    G = k(X)
+    assert np.array_equal(G, G.T)
+    with np.errstate(over="ignore", invalid="ignore"):
+        np.testing.assert_allclose(G, k._gram(X, X), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(k(X, Y), k._gram(X, Y), rtol=1e-12, atol=1e-12)
+    assert k(X, Y).shape == (600, 530)
+
+
+def test_tiled_gram_matches_scikit_learn_rbf_on_a_large_sample():
+    """Reference: scikit-learn's rbf_kernel (gamma = 1/(2 sigma^2))."""
+    X = np.random.default_rng(8).standard_normal((1100, 5))
+    np.testing.assert_allclose(km.gaussian(1.7)(X), pairwise.rbf_kernel(X, gamma=1 / (2 * 1.7**2)),
+                               rtol=1e-12, atol=1e-14)

@@ -273,6 +273,14 @@ def test_bad_kernel_output():
     with pytest.raises(ValueError, match="NaN or infinite"):
         KernelRidge(non_finite, 1.0).fit(X, y)
 
+    def overflowing_asymmetry(A, B=None):
+        K = np.zeros((len(A), len(A)))
+        K[0, 1], K[1, 0] = 1e308, -1e308
+        return K
+
+    with pytest.raises(ValueError, match="must be a symmetric Gram matrix"):
+        KernelRidge(overflowing_asymmetry, 1.0).fit(X, y)
+
 
 def test_bad_gram_for_krr_fit():
     X, y, _ = _data(n=6)

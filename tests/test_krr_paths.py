@@ -89,6 +89,7 @@ def test_path_scalar_lam_and_lam0_projection():
 
 
 def test_path_does_not_modify_inputs():
+    """The inputs are read-only: the factorisations work on private copies."""
     X, y = _data(n=15)
     K = rbf(0.5)(X)
     K0, y0 = K.copy(), y.copy()
@@ -110,6 +111,14 @@ def test_cv_path_int_folds_equals_brute_force(v):
     cv = krr_cv_path(K, y, LAMS, v)
     np.testing.assert_allclose(cv, brute_cv(K, y, LAMS, pairs), rtol=1e-7)
     np.testing.assert_array_equal(cv, krr_cv_path(K, y, LAMS, pairs))
+
+
+def test_cv_path_larger_blocks_equal_brute_force():
+    """Reference: LU refits with training blocks of ~100 points (several Householder blocks)."""
+    X, y = _data(n=150, p=3, seed=13)
+    K = rbf(0.5)(X)
+    pairs = list(KFold(3, shuffle=True, seed=0).split(150))
+    np.testing.assert_allclose(krr_cv_path(K, y, LAMS, 3), brute_cv(K, y, LAMS, pairs), rtol=1e-7)
 
 
 def test_cv_path_explicit_uneven_folds_equals_brute_force():
@@ -151,6 +160,31 @@ def test_cv_path_lam0_matches_min_norm_refits():
     ref = sum(np.sum((y[te] - K[np.ix_(te, tr)] @ np.linalg.pinv(K[np.ix_(tr, tr)]) @ y[tr]) ** 2)
               for tr, te in pairs) / 12
     np.testing.assert_allclose(krr_cv_path(K, y, [0.0], pairs)[0], ref, rtol=1e-8)
+
+
+def test_cv_path_single_point_training_folds_closed_form():
+    """Closed form: with n = 2 each fold trains on one point, alpha = y_j / (K_jj + lam)."""
+    K = np.array([[2.0, 0.5], [0.5, 1.0]])
+    y = np.array([1.0, -1.0])
+    pairs = [(np.array([1]), np.array([0])), (np.array([0]), np.array([1]))]
+    ref = [((y[0] - 0.5 * y[1] / (1.0 + lam)) ** 2 + (y[1] - 0.5 * y[0] / (2.0 + lam)) ** 2) / 2
+           for lam in (0.5, 0.0)]
+    np.testing.assert_allclose(krr_cv_path(K, y, [0.5, 0.0], pairs), ref, rtol=1e-12)
+
+
+def test_cv_path_indefinite_blocks_fall_back_and_warn_once():
+    """Reference: LU refits of the invertible, indefinite K_train + lam I on every fold."""
+    rng = np.random.default_rng(12)
+    Q, _ = np.linalg.qr(rng.standard_normal((12, 12)))
+    K = Q @ np.diag(np.r_[np.linspace(1, 3, 6), -np.linspace(1, 2, 6)]) @ Q.T
+    K = 0.5 * (K + K.T)
+    y = rng.standard_normal(12)
+    lams = [0.1, 5.0]
+    pairs = list(KFold(3, shuffle=True, seed=0).split(12))
+    with pytest.warns(RuntimeWarning, match="not numerically positive definite") as rec:
+        cv = krr_cv_path(K, y, lams, pairs)
+    assert len(rec) == 1
+    np.testing.assert_allclose(cv, brute_cv(K, y, lams, pairs), rtol=1e-8)
 
 
 # ---------------------------------------------------------------------------

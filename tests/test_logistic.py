@@ -122,6 +122,33 @@ def test_gradient_vanishes_at_solution(lam, gamma):
                                          rel=1e-12)
 
 
+@pytest.mark.parametrize("gamma, lam, solver", [(0.2, 0.1, "low rank"), (40.0, 0.1, "float32"),
+                                               (0.5, 1e-4, "float64")])
+def test_larger_n_every_factorisation_reaches_stationarity(gamma, lam, solver):
+    """Reference: the gradient formula of this test, at n = 300 where the solver
+    chooses between a low-rank factor of K (smooth kernel, low rank) and a dense
+    factor (rank too high; float64 when a small lam makes B ill-conditioned)."""
+    X, y = circles(n=300, seed=2)
+    K = rbf(gamma)(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m = KernelLogisticRegression("precomputed", lam=lam).fit(K, y)
+    assert m.solver_ == solver
+    assert np.linalg.norm(gradient(K, y, m.dual_coef_, m.intercept_, lam)) < m.tol
+
+
+def test_linear_kernel_low_rank_path_matches_sklearn():
+    """Reference: sklearn LogisticRegression(C=1/(2 lam)) at n = 400, where K = X X^T has
+    rank 3 and the Newton systems go through the low-rank factor."""
+    X, y = noisy_linear(n=400, seed=8)
+    lam = 0.5
+    ours = KernelLogisticRegression(linear, lam=lam).fit(X, y)
+    sk = LogisticRegression(C=1 / (2 * lam), tol=1e-10, max_iter=10000).fit(X, y)
+    assert ours.solver_ == "low rank"
+    np.testing.assert_allclose(X.T @ ours.dual_coef_, sk.coef_[0], rtol=0, atol=1e-5)
+    assert abs(ours.intercept_ - sk.intercept_[0]) <= 1e-5
+
+
 def test_objective_not_beaten_by_lbfgs():
     """Reference: a second algorithm: scipy's L-BFGS-B on the feature-space form.
 
