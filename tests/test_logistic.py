@@ -188,6 +188,7 @@ def test_random_problems_reach_stationarity(seed, n, loglam, gamma):
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, 2))
     y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    y[:2] = [-1.0, 1.0]                       # both classes present
     lam = 10.0 ** loglam
     K = rbf(gamma)(X)
     with warnings.catch_warnings():
