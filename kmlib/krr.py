@@ -42,6 +42,7 @@ import numpy as np
 import scipy.linalg
 from scipy.linalg import blas, lapack
 
+from .kernels import Kernel
 from ._validation import (
     check_fitted,
     check_kernel,
@@ -160,16 +161,20 @@ def _pinv_mask(s: np.ndarray, n: int) -> np.ndarray:
     return a > tol
 
 
-def _solve_shifted(K: np.ndarray, y: np.ndarray, lam: float,
-                   who: str) -> tuple[np.ndarray, str]:
+def _solve_shifted(K: np.ndarray, y: np.ndarray, lam: float, who: str,
+                   regram: Callable[[], np.ndarray] | None = None) -> tuple[np.ndarray, str]:
     """Return ``((K + lam I)^+ y, solver)`` for validated ``K`` (n, n) and ``y`` (n,).
 
-    ``K`` itself is never modified.  ``solver`` is ``"cholesky"`` or ``"eigh"``.
+    ``solver`` is ``"cholesky"`` or ``"eigh"``.  ``K`` is not modified, unless the
+    caller owns it and passes ``regram``, a function that recomputes it: then the
+    Cholesky factorisation runs in place (no n-by-n copy) and, in the rare case
+    that it fails, ``regram()`` supplies ``K`` again for the eigendecomposition.
     """
     n = K.shape[0]
     reason = ""
     if lam > 0:
-        A = np.array(K, dtype=float, order="C", copy=True)
+        owned = regram is not None and K.flags.c_contiguous and K.flags.writeable
+        A = K if owned else np.array(K, dtype=float, order="C", copy=True)
         A.flat[:: n + 1] += lam
         # A is symmetric and C-ordered, so A.T is the same matrix in Fortran
         # order and dpotrf factorises it in place.
@@ -181,6 +186,8 @@ def _solve_shifted(K: np.ndarray, y: np.ndarray, lam: float,
         reason = (f"K + lam*I (lam={lam:g}) is not numerically positive definite "
                   f"(Cholesky failed at leading minor {info} of {n}); ")
         del A, c
+        if owned:
+            K = regram()
     d, U = _eigh_copy(K)
     s = d + lam
     keep = _pinv_mask(s, n)
@@ -223,7 +230,10 @@ def _gram(kernel: Callable[..., Any], X: np.ndarray, Y: np.ndarray | None,
         raise ValueError(f"{what} must return a numeric array; got {type(K).__name__}") from exc
     if K.shape != shape:
         raise ValueError(f"{what} must return an array of shape {shape}; got shape {K.shape}")
-    return check_matrix(K, what, allow_1d=False, finite=Y is not None)
+    # kmlib kernels raise on non-finite values themselves; the square case of any
+    # other callable is checked by _check_symmetric in the same pass as symmetry
+    finite = Y is not None and not isinstance(kernel, Kernel)
+    return check_matrix(K, what, allow_1d=False, finite=finite)
 
 
 # ---------------------------------------------------------------------------
@@ -327,9 +337,15 @@ class KernelRidge:
         y = check_vector(y, "y")
         check_same_length(X, y, "X", "y")
         n = X.shape[0]
-        K = _gram(kernel, X, None, (n, n))
-        _check_symmetric(K, "kernel(X)")
-        self.dual_coef_, self.solver_ = _solve_shifted(K, y, lam, "KernelRidge.fit")
+        def gram() -> np.ndarray:
+            K = _gram(kernel, X, None, (n, n))
+            if not isinstance(kernel, Kernel):  # kmlib kernels are exactly symmetric
+                _check_symmetric(K, "kernel(X)")
+            return K
+
+        # K is ours: factorise it in place, recomputing it only if Cholesky fails
+        self.dual_coef_, self.solver_ = _solve_shifted(gram(), y, lam, "KernelRidge.fit",
+                                                       regram=gram)
         self.X_fit_ = np.array(X, copy=True)
         return self
 
@@ -352,7 +368,7 @@ class KernelRidge:
                 f"X must have {p} feature(s) like the training data; got {X.shape[1]}"
             )
         Kx = _gram(self.kernel, X, self.X_fit_, (X.shape[0], self.X_fit_.shape[0]))
-        return Kx @ self.dual_coef_
+        return _dot(Kx, self.dual_coef_)
 
     def __repr__(self) -> str:
         return f"KernelRidge(kernel={self.kernel!r}, lam={self.lam!r})"

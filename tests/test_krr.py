@@ -297,3 +297,25 @@ def test_bad_gram_for_krr_fit():
         krr_fit(K, y[:5], 1.0)
     with pytest.raises(ValueError, match="K must be a 2-D array"):
         krr_fit(y, y, 1.0)
+
+
+def test_fit_falls_back_on_a_fresh_gram_after_cholesky_destroys_its_own():
+    """Reference: pinv(K + lam I) @ y on an indefinite 'kernel' (Cholesky must fail).
+
+    ``KernelRidge.fit`` factorises the Gram matrix it computed in place; when the
+    factorisation fails the eigendecomposition must see the original matrix again.
+    """
+    def indefinite(X, Y=None):
+        Y = X if Y is None else Y
+        return np.cos(3.0 * X @ Y.T)   # symmetric, not positive semidefinite
+
+    X = np.linspace(-1.0, 1.0, 12)[:, None]
+    y = np.sin(4.0 * X[:, 0])
+    K = indefinite(X)
+    assert np.linalg.eigvalsh(K).min() < -1e-3
+    lam = 1e-3
+    with pytest.warns(RuntimeWarning, match="eigendecomposition"):
+        model = KernelRidge(indefinite, lam=lam).fit(X, y)
+    assert model.solver_ == "eigh"
+    np.testing.assert_allclose(model.dual_coef_, np.linalg.pinv(K + lam * np.eye(12)) @ y,
+                               rtol=1e-8, atol=1e-10)
