@@ -94,10 +94,14 @@ class Config:
 
 @dataclass
 class Timing:
-    """Median wall time of ``runs`` timed calls (after one warm-up call)."""
+    """Median wall time of ``runs`` timed calls (after one warm-up call).
+
+    ``estimated`` marks a time extrapolated from a timed subset of the work.
+    """
 
     seconds: float
     runs: int
+    estimated: bool = False
 
 
 @dataclass
@@ -106,6 +110,9 @@ class Check:
 
     text: str
     ok: bool
+
+
+CaseResult = tuple[Timing, Timing, Check, str]  # kmlib time, sklearn time, check, note
 
 
 @dataclass
@@ -120,7 +127,7 @@ class Case:
     size: int
     key: str
     target: tuple[str, float]  # ("ratio", max kmlib/sklearn), ("speedup", min), ("seconds", max)
-    run: Callable[[Config], tuple[Timing, Timing, Check, str]]
+    run: Callable[[Config], CaseResult]
 
     def name(self, cfg: Config) -> str:
         return self.title.format(n=cfg.n(self.size))
@@ -204,7 +211,7 @@ LAMS = np.logspace(-3, 2, 20)
 # ---------------------------------------------------------------------------
 # the cases
 # ---------------------------------------------------------------------------
-def case_gram(cfg: Config):
+def case_gram(cfg: Config) -> CaseResult:
     """Gaussian Gram matrix, n = 10000, d = 10, vs sklearn's rbf_kernel."""
     X = regression_data(cfg.n(10_000), D, seed=1)[0]
     k = kernels.gaussian(SIGMA)
@@ -214,7 +221,7 @@ def case_gram(cfg: Config):
     return tk, ts, Check(f"max abs diff {err:.1e}", err <= 1e-12), runs_note(tk, ts, cfg)
 
 
-def _case_krr(cfg: Config, n_full: int):
+def _case_krr(cfg: Config, n_full: int) -> CaseResult:
     n = cfg.n(n_full)
     X, y, Xt, _ = regression_data(n, D, seed=2, n_test=cfg.n(1000))
     lam = 0.1
@@ -232,17 +239,17 @@ def _case_krr(cfg: Config, n_full: int):
     return tk, ts, Check(f"max rel pred diff {err:.1e}", err <= 1e-8), note
 
 
-def case_krr_2000(cfg: Config):
+def case_krr_2000(cfg: Config) -> CaseResult:
     """KernelRidge fit + predict, n = 2000."""
     return _case_krr(cfg, 2000)
 
 
-def case_krr_5000(cfg: Config):
+def case_krr_5000(cfg: Config) -> CaseResult:
     """KernelRidge fit + predict, n = 5000."""
     return _case_krr(cfg, 5000)
 
 
-def case_cv(cfg: Config):
+def case_cv(cfg: Config) -> CaseResult:
     """5-fold x 20-lambda CV: krr_cv_path (Gram included) vs GridSearchCV."""
     n = cfg.n(2000)
     X, y = regression_data(n, D, seed=3)
@@ -280,7 +287,7 @@ def _brute_loo(K: np.ndarray, y: np.ndarray, lam: float, idx: np.ndarray) -> np.
     return res
 
 
-def case_loo(cfg: Config):
+def case_loo(cfg: Config) -> CaseResult:
     """LOO over 20 lambdas, n = 1000: krr_loo vs brute-force refits (extrapolated)."""
     n = cfg.n(1000)
     n_sub = 20 if not cfg.quick else 5
@@ -298,7 +305,7 @@ def case_loo(cfg: Config):
     for lam in LAMS:
         _brute_loo(K, y, lam, idx)
     t_sub = time.perf_counter() - t0
-    ts = Timing(t_gram + t_sub * n / n_sub, 1)
+    ts = Timing(t_gram + t_sub * n / n_sub, 1, estimated=True)
 
     # correctness: the full brute-force LOO curve at a smaller n (every point, every lambda)
     n_chk = 40 if cfg.quick else 150
@@ -314,12 +321,13 @@ def case_loo(cfg: Config):
 
 
 def _mse_check(mk: float, ms: float, noise_var: float) -> Check:
-    """Test MSEs of two random approximations: close if within 10 % of each other's excess."""
+    """Test MSEs of two different random approximations: "close" if they differ by at
+    most 10 % of the larger one plus 10 % of the noise variance."""
     close = abs(mk - ms) <= 0.1 * max(mk, ms) + 0.1 * noise_var
     return Check(f"test MSE {mk:.4f} vs {ms:.4f}", close)
 
 
-def case_rff(cfg: Config):
+def case_rff(cfg: Config) -> CaseResult:
     """RFF (500 columns) + ridge, n = 100000, d = 10."""
     n = cfg.n(100_000)
     X, y, Xt, yt = regression_data(n, D, seed=7, n_test=cfg.n(10_000))
@@ -344,7 +352,7 @@ def case_rff(cfg: Config):
     return tk, ts, check, note
 
 
-def case_nystroem(cfg: Config):
+def case_nystroem(cfg: Config) -> CaseResult:
     """Nystroem (500 landmarks) + ridge, n = 100000, d = 10."""
     n = cfg.n(100_000)
     m = 500 if not cfg.quick else 100
@@ -376,7 +384,7 @@ def _dual_objective(X: np.ndarray, gamma: float, support: np.ndarray,
     return float(np.sum(np.abs(coef)) - 0.5 * coef @ Ksv @ coef)
 
 
-def case_svm(cfg: Config):
+def case_svm(cfg: Config) -> CaseResult:
     """KernelSVM vs SVC, two moons n = 5000, Gaussian kernel sigma = 0.5, C = 1."""
     n = cfg.n(5000)
     sigma, C, tol = 0.5, 1.0, 1e-3
@@ -397,7 +405,7 @@ def case_svm(cfg: Config):
     return tk, ts, Check(text, err <= 1e-3 and agree >= 0.99), note
 
 
-def case_klr(cfg: Config):
+def case_klr(cfg: Config) -> CaseResult:
     """KernelLogisticRegression, n = 2000 two moons (target: absolute time)."""
     n = cfg.n(2000)
     sigma, lam = 0.5, 0.1
@@ -486,7 +494,8 @@ def table_rows(rows: list[Row]) -> list[tuple[str, ...]]:
     out = []
     for r in rows:
         ratio = f"{r.ratio:.3g}" + (f" ({1 / r.ratio:.0f}x faster)" if r.ratio < 0.2 else "")
-        out.append((r.name, fmt_time(r.tk.seconds), fmt_time(r.ts.seconds), ratio,
+        sk_time = ("~" if r.ts.estimated else "") + fmt_time(r.ts.seconds)
+        out.append((r.name, fmt_time(r.tk.seconds), sk_time, ratio,
                     r.target_text(), r.verdict(), r.check.text))
     return out
 
@@ -529,8 +538,7 @@ def environment(threads: int | None) -> list[str]:
         f"MKL_NUM_THREADS={os.environ.get('MKL_NUM_THREADS', '(unset)')}",
         "- --threads: " + (f"{threads} (threadpool_limits around the whole run)"
                            if threads else "not set (library defaults)"),
-        f"- load average (1 min) at the start: {os.getloadavg()[0]:.2f} "
-        "(other processes on the machine make timings noisy)",
+        f"- load average (1 min) at the start: {os.getloadavg()[0]:.2f}",
         "- thread pools (threadpoolctl.threadpool_info() during the run):",
     ]
     for p in threadpoolctl.threadpool_info():
@@ -553,15 +561,15 @@ def write_results(path: Path, rows: list[Row], env: list[str], cfg: Config,
         *(["**QUICK smoke run at n/10: the targets are not meaningful.**", ""]
           if cfg.quick else []),
         *env,
-        "",
-        f"- load average (1 min) at the end: {os.getloadavg()[0]:.2f}",
+        f"- load average (1 min) at the end: {os.getloadavg()[0]:.2f} (other processes "
+        "on the machine make timings noisy)",
         "",
         f"Timing: `time.perf_counter`, one warm-up call, then the median of {cfg.repeats} "
         f"calls (fewer, at least {cfg.min_repeats}, when one call takes longer than "
         f"{cfg.budget:g} s / {cfg.repeats}; the notes say where).  Ratio = kmlib time / "
-        "scikit-learn time (below 1: kmlib is faster).  Both libraries run in one process "
-        "with the thread settings above.  A row whose correctness check fails is "
-        "reported as a MISS whatever its time.",
+        "scikit-learn time (below 1: kmlib is faster); `~` marks an extrapolated time.  "
+        "Both libraries run in one process with the thread settings above.  A row whose "
+        "correctness check fails is reported as a MISS whatever its time.",
         "",
         "Threads: numpy and scipy each bundle their own OpenBLAS (listed above).  Code that "
         "alternates between the two (a numpy matrix product, then a scipy factorisation) "

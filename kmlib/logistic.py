@@ -28,14 +28,11 @@ import numpy as np
 from scipy.linalg import blas, lapack, lu_factor, lu_solve
 from scipy.special import expit
 
+from ._estimator_inputs import check_solver_params, fit_inputs, prediction_gram
 from ._validation import (
     check_fitted,
-    check_int,
-    check_kernel,
     check_labels,
     check_lam,
-    check_matrix,
-    check_positive,
     check_same_length,
     check_square,
 )
@@ -94,22 +91,6 @@ def _check_len(v: Any, name: str, n: int) -> np.ndarray:
     if not np.all(np.isfinite(v)):
         raise ValueError(f"{name} contains NaN or infinite values")
     return v
-
-
-def _check_symmetric(K: np.ndarray, name: str, block: int = 256) -> None:
-    """Raise unless the square matrix ``K`` is symmetric up to rounding (checked by tiles)."""
-    n = K.shape[0]
-    scale = max(float(np.max(np.abs(K))), 1.0)
-    worst = 0.0
-    for s in range(0, n, block):
-        for t in range(s, n, block):
-            tile = K[s:s + block, t:t + block] - K[t:t + block, s:s + block].T
-            worst = max(worst, float(np.max(np.abs(tile))))
-    if worst > 1e-8 * scale:
-        raise ValueError(
-            f"{name} must be a symmetric Gram matrix; got a matrix "
-            f"with max |K - K^T| = {worst:.3g}"
-        )
 
 
 def _objective(Ka: np.ndarray, alpha: np.ndarray, mu: float, y: np.ndarray,
@@ -221,25 +202,14 @@ class KernelLogisticRegression:
         self.tol = tol
         self.max_iter = max_iter
 
-    def _precomputed(self) -> bool:
-        return isinstance(self.kernel, str) and self.kernel == "precomputed"
-
     def _check_params(self) -> tuple[float, float, int]:
-        if not self._precomputed():
-            if isinstance(self.kernel, str):
-                raise ValueError(
-                    f"kernel must be a callable k(X, Y) or the string 'precomputed'; "
-                    f"got {self.kernel!r}"
-                )
-            check_kernel(self.kernel)
+        tol, max_iter = check_solver_params(self.kernel, self.tol, self.max_iter)
         lam = check_lam(self.lam)
         if lam == 0.0:
             raise ValueError(
                 "lam must be > 0 (without a penalty the minimiser need not exist, e.g. "
                 f"for separable data); got {self.lam!r}"
             )
-        tol = check_positive(self.tol, "tol")
-        max_iter = check_int(self.max_iter, "max_iter", minimum=1)
         return lam, tol, max_iter
 
     def fit(self, X: Any, y: Any) -> "KernelLogisticRegression":
@@ -248,37 +218,19 @@ class KernelLogisticRegression:
         Parameters
         ----------
         X : array of shape (n, d), or (n, n) Gram matrix if ``kernel="precomputed"``
-            Training inputs.
+            Training inputs.  With a callable kernel the n x n Gram matrix is
+            evaluated once and kept for the Newton iterations.
         y : array of shape (n,)
-            Labels, each exactly -1 or 1.
+            Labels, each exactly -1 or 1; both classes must be present (with a
+            single class the intercept would diverge).
 
         Returns
         -------
         self : KernelLogisticRegression
         """
         lam, tol, max_iter = self._check_params()
-        y = check_labels(y)
-        if np.all(y == y[0]):
-            raise ValueError(
-                f"y must contain both labels -1 and 1; got only {y[0]:g} (the intercept "
-                "would diverge)"
-            )
-        if self._precomputed():
-            K = check_square(X, "X")
-            check_same_length(K, y, "X", "y")
-            _check_symmetric(K, "X")
-            X_fit = None
-        else:
-            X_fit = check_matrix(X, "X")
-            check_same_length(X_fit, y, "X", "y")
-            K = np.asarray(self.kernel(X_fit), dtype=float)
-            if K.shape != (len(y), len(y)):
-                raise ValueError(
-                    f"kernel must return a Gram matrix of shape {(len(y), len(y))}; "
-                    f"got shape {K.shape}"
-                )
-            if not np.all(np.isfinite(K)):
-                raise ValueError("kernel returned NaN or infinite values; check its parameters")
+        K, X_fit, y = fit_inputs(self.kernel, X, y, need_gram=True,
+                                 one_class_why="the intercept would diverge")
         K = np.ascontiguousarray(K)
 
         alpha, mu, n_iter, gnorm, obj, status, solver = _newton(K, y, lam, tol, max_iter)
@@ -320,26 +272,7 @@ class KernelLogisticRegression:
         ndarray of shape (m,)
         """
         check_fitted(self, "dual_coef_")
-        if self._precomputed():
-            Kt = check_matrix(X, "X", allow_1d=False)
-            if Kt.shape[1] != self.n_train_:
-                raise ValueError(
-                    f"X must be the (m, n_train) Gram matrix against the {self.n_train_} "
-                    f"training points; got shape {Kt.shape}"
-                )
-        else:
-            Xt = check_matrix(X, "X")
-            if Xt.shape[1] != self.X_fit_.shape[1]:
-                raise ValueError(
-                    f"X must have {self.X_fit_.shape[1]} feature(s) like the training data; "
-                    f"got {Xt.shape[1]}"
-                )
-            Kt = np.asarray(self.kernel(Xt, self.X_fit_), dtype=float)
-            if Kt.shape != (Xt.shape[0], self.n_train_):
-                raise ValueError(
-                    f"kernel must return a Gram matrix of shape {(Xt.shape[0], self.n_train_)}; "
-                    f"got shape {Kt.shape}"
-                )
+        Kt = prediction_gram(self.kernel, X, self.X_fit_, self.n_train_)
         return Kt @ self.dual_coef_ + self.intercept_
 
     def predict_proba(self, X: Any) -> np.ndarray:

@@ -25,12 +25,18 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ._estimator_inputs import (
+    check_both_labels,
+    check_solver_params,
+    check_symmetric,
+    fit_inputs,
+    gram,
+    prediction_gram,
+)
 from ._validation import (
     check_fitted,
     check_int,
-    check_kernel,
     check_labels,
-    check_matrix,
     check_positive,
     check_same_length,
     check_square,
@@ -62,35 +68,6 @@ def C_from_lam(lam: float) -> float:
     """
     lam = check_positive(lam, "lam")
     return 1.0 / (2.0 * lam)
-
-
-def _gram(kernel: Any, X: np.ndarray, Y: np.ndarray | None, shape: tuple[int, int]) -> np.ndarray:
-    """Evaluate ``kernel(X, Y)`` and check that it is a finite float matrix of ``shape``."""
-    G = kernel(X) if Y is None else kernel(X, Y)
-    G = np.asarray(G, dtype=float)
-    if G.shape != shape:
-        raise ValueError(
-            f"kernel must return a Gram matrix of shape {shape}; got shape {G.shape}"
-        )
-    if not np.all(np.isfinite(G)):
-        raise ValueError("kernel returned NaN or infinite values; check the kernel's parameters")
-    return G
-
-
-def _check_symmetric(K: np.ndarray, name: str, block: int = 256) -> None:
-    """Raise unless the square matrix ``K`` is symmetric up to rounding (checked by tiles)."""
-    n = K.shape[0]
-    scale = max(float(np.max(np.abs(K))), 1.0)
-    worst = 0.0
-    for s in range(0, n, block):
-        for t in range(s, n, block):
-            tile = K[s:s + block, t:t + block] - K[t:t + block, s:s + block].T
-            worst = max(worst, float(np.max(np.abs(tile))))
-    if worst > 1e-8 * scale:
-        raise ValueError(
-            f"{name} must be a symmetric Gram matrix; got a matrix "
-            f"with max |K - K^T| = {worst:.3g}"
-        )
 
 
 def smo_solve(K: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-3,
@@ -131,18 +108,13 @@ def smo_solve(K: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-3,
     K = check_square(K, "K")
     y = check_labels(y)
     check_same_length(K, y, "K", "y")
-    _check_symmetric(K, "K")
-    _check_both_labels(y)
+    check_symmetric(K, "K")
+    check_both_labels(y)
     C = check_positive(C, "C")
     tol = check_positive(tol, "tol")
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     K = np.ascontiguousarray(K)
     return _smo(K.__getitem__, np.diagonal(K).copy(), y, C, tol, max_iter)
-
-
-def _check_both_labels(y: np.ndarray) -> None:
-    if np.all(y == y[0]):
-        raise ValueError(f"y must contain both labels -1 and 1; got only {y[0]:g}")
 
 
 def _smo(row: Callable[[int], np.ndarray], diag: np.ndarray, y: np.ndarray, C: float,
@@ -273,7 +245,7 @@ class _LazyRows:
     def __call__(self, i: int) -> np.ndarray:
         r = self.cache.get(i)
         if r is None:
-            r = _gram(self.kernel, self.X[i:i + 1], self.X, (1, self.n))[0]
+            r = gram(self.kernel, self.X[i:i + 1], self.X)[0]
             if len(self.cache) >= self.max_rows:
                 del self.cache[next(iter(self.cache))]
             self.cache[i] = r
@@ -284,7 +256,7 @@ class _LazyRows:
         d = np.empty(self.n)
         for s in range(0, self.n, block):
             Xb = self.X[s:s + block]
-            d[s:s + len(Xb)] = np.diagonal(_gram(self.kernel, Xb, Xb, (len(Xb), len(Xb))))
+            d[s:s + len(Xb)] = np.diagonal(gram(self.kernel, Xb, Xb))
         return d
 
 
@@ -358,48 +330,27 @@ class KernelSVM:
         """
         return C_from_lam(lam)
 
-    def _precomputed(self) -> bool:
-        return isinstance(self.kernel, str) and self.kernel == "precomputed"
-
     def _check_params(self) -> tuple[float, float, int]:
-        if not self._precomputed():
-            if isinstance(self.kernel, str):
-                raise ValueError(
-                    f"kernel must be a callable k(X, Y) or the string 'precomputed'; "
-                    f"got {self.kernel!r}"
-                )
-            check_kernel(self.kernel)
-        C = check_positive(self.C, "C")
-        tol = check_positive(self.tol, "tol")
-        max_iter = check_int(self.max_iter, "max_iter", minimum=1)
-        return C, tol, max_iter
+        tol, max_iter = check_solver_params(self.kernel, self.tol, self.max_iter)
+        return check_positive(self.C, "C"), tol, max_iter
 
     def fit(self, X: Any, y: Any) -> "KernelSVM":
-        """Fit the SVM.
+        """Fit the SVM by SMO.
 
         Parameters
         ----------
         X : array of shape (n, d), or (n, n) Gram matrix if ``kernel="precomputed"``
-            Training inputs.
+            Training inputs.  With a callable kernel the Gram matrix is never
+            formed: only the rows SMO selects are evaluated (see Notes).
         y : array of shape (n,)
-            Labels, each exactly -1 or 1.
+            Labels, each exactly -1 or 1; both classes must be present.
 
         Returns
         -------
         self : KernelSVM
         """
         C, tol, max_iter = self._check_params()
-        y = check_labels(y)
-        if self._precomputed():
-            K = check_square(X, "X")
-            check_same_length(K, y, "X", "y")
-            _check_symmetric(K, "X")
-            X_fit = None
-        else:
-            X_fit = check_matrix(X, "X")
-            check_same_length(X_fit, y, "X", "y")
-        _check_both_labels(y)
-
+        K, X_fit, y = fit_inputs(self.kernel, X, y, need_gram=False)
         if X_fit is None:
             K = np.ascontiguousarray(K)
             row, diag = K.__getitem__, np.diagonal(K).copy()
@@ -432,30 +383,15 @@ class KernelSVM:
         Parameters
         ----------
         X : array of shape (m, d), or (m, n_train) if ``kernel="precomputed"``
-            Test inputs, or the Gram matrix between test and training points.
+            Test inputs, or the Gram matrix between test and all training
+            points (only the support vectors' columns are read).
 
         Returns
         -------
         ndarray of shape (m,)
         """
         check_fitted(self, "dual_coef_")
-        if self._precomputed():
-            Kt = check_matrix(X, "X", allow_1d=False)
-            if Kt.shape[1] != self.n_train_:
-                raise ValueError(
-                    f"X must be the (m, n_train) Gram matrix against the {self.n_train_} "
-                    f"training points; got shape {Kt.shape}"
-                )
-            return Kt[:, self.support_] @ self.dual_coef_ + self.intercept_
-        Xt = check_matrix(X, "X")
-        if Xt.shape[1] != self.X_fit_.shape[1]:
-            raise ValueError(
-                f"X must have {self.X_fit_.shape[1]} feature(s) like the training data; "
-                f"got {Xt.shape[1]}"
-            )
-        if self.support_.size == 0:
-            return np.full(Xt.shape[0], self.intercept_)
-        Kt = _gram(self.kernel, Xt, self.support_vectors_, (Xt.shape[0], self.support_.size))
+        Kt = prediction_gram(self.kernel, X, self.X_fit_, self.n_train_, keep=self.support_)
         return Kt @ self.dual_coef_ + self.intercept_
 
     def predict(self, X: Any) -> np.ndarray:

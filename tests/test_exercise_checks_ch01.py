@@ -7,13 +7,13 @@ cell replaced by ``None`` stubs and requires every check cell to fail.
 """
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import numpy as np
 import pytest
 from sklearn.linear_model import Ridge
 
+import _exercise_cells as notebook
 from kmlib import datasets, ridge
 from kmlib.exercises import ch01
 
@@ -188,46 +188,11 @@ def test_lambda_star_infinite_when_signal_is_weak():
 # --------------------------------------------------------------------------- #
 # the notebook: solutions pass, None stubs fail every check
 # --------------------------------------------------------------------------- #
-def _cells():
-    import jupytext
-
-    nb = jupytext.read(NOTEBOOK, fmt="md:myst")
-    return [(c.metadata.get("tags", []), c.source) for c in nb.cells if c.cell_type == "code"]
-
-
-def _assigned_names(src):
-    names = []
-    for node in ast.parse(src).body:
-        targets = []
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-            targets = [node.target]
-        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            names.append(node.name)
-        for t in targets:
-            for sub in ast.walk(t):
-                if isinstance(sub, ast.Name):
-                    names.append(sub.id)
-    return names
-
-
 def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys):
     """Solution notebook: all checks print Correct. Student stubs (None): every check fails."""
-    cells = _cells()
-    checks = [src for tags, src in cells if "check" in tags]
+    cells = notebook.code_cells(NOTEBOOK)
+    checks = notebook.check_sources(cells)
     assert len(checks) >= 3
-    ns: dict = {}
-    for tags, src in cells:
-        exec(compile(src, "cell", "exec"), ns)
+    notebook.run_with_solutions(cells)
     assert capsys.readouterr().out.count("Correct:") == 5
-    stub_ns: dict = {}
-    for tags, src in cells:
-        if "solution" in tags:
-            for name in _assigned_names(src):
-                stub_ns[name] = None
-        elif "check" in tags:
-            with pytest.raises(AssertionError):
-                exec(compile(src, "cell", "exec"), stub_ns)
-        else:
-            exec(compile(src, "cell", "exec"), stub_ns)
+    notebook.assert_checks_fail_with_none_stubs(cells)

@@ -10,7 +10,6 @@ pass the first time and fail the second.
 """
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +20,7 @@ from sklearn.model_selection import LeaveOneOut, cross_val_predict
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+import _exercise_cells as notebook
 from kmlib import datasets
 from kmlib.exercises import ch02
 
@@ -204,47 +204,12 @@ def test_check_loo_gcv_names_the_missing_intercept_leverage():
 # --------------------------------------------------------------------------- #
 # the notebook: solutions pass, None stubs fail every check
 # --------------------------------------------------------------------------- #
-def _cells():
-    import jupytext
-
-    nb = jupytext.read(NOTEBOOK, fmt="md:myst")
-    return [(c.metadata.get("tags", []), c.source) for c in nb.cells if c.cell_type == "code"]
-
-
-def _assigned_names(src):
-    names = []
-    for node in ast.parse(src).body:
-        targets = []
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-            targets = [node.target]
-        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            names.append(node.name)
-        for t in targets:
-            for sub in ast.walk(t):
-                if isinstance(sub, ast.Name):
-                    names.append(sub.id)
-    return names
-
-
 def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys):
     """Solution notebook: every check prints Correct. Student stubs (None): every check fails."""
-    cells = _cells()
-    checks = [src for tags, src in cells if "check" in tags]
+    cells = notebook.code_cells(NOTEBOOK)
+    checks = notebook.check_sources(cells)
     assert len(checks) >= 3
-    ns: dict = {}
-    for tags, src in cells:
-        exec(compile(src, "cell", "exec"), ns)
+    notebook.run_with_solutions(cells)
     n_checks = sum(src.count("ch02.check_") for src in checks)
     assert capsys.readouterr().out.count("Correct:") == n_checks
-    stub_ns: dict = {}
-    for tags, src in cells:
-        if "solution" in tags:
-            for name in _assigned_names(src):
-                stub_ns[name] = None
-        elif "check" in tags:
-            with pytest.raises(AssertionError):
-                exec(compile(src, "cell", "exec"), stub_ns)
-        else:
-            exec(compile(src, "cell", "exec"), stub_ns)
+    notebook.assert_checks_fail_with_none_stubs(cells)

@@ -17,27 +17,21 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize
 from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
-from sklearn.metrics.pairwise import linear_kernel, rbf_kernel
 
+from _estimator_fixtures import (
+    assert_rejects_bad_inputs,
+    fit_callable_and_precomputed,
+    linear,
+    random_two_class,
+    rbf,
+)
 from kmlib._validation import NotFittedError
 from kmlib.logistic import KernelLogisticRegression, logistic_objective
 
 
 # ---------------------------------------------------------------------------
-# small local kernels and data (independent of kmlib.kernels)
+# small local data (kernels from _estimator_fixtures, independent of kmlib.kernels)
 # ---------------------------------------------------------------------------
-def rbf(gamma: float):
-    """Gaussian kernel exp(-gamma |x - x'|^2), computed by scikit-learn."""
-    def k(X, Y=None):
-        return rbf_kernel(X, Y, gamma=gamma)
-    return k
-
-
-def linear(X, Y=None):
-    """Linear kernel x^T x', computed by scikit-learn."""
-    return linear_kernel(X, Y)
-
-
 def noisy_linear(n=150, p=3, seed=0):
     """Labels from a noisy linear rule with an offset (classes overlap)."""
     rng = np.random.default_rng(seed)
@@ -185,10 +179,7 @@ def test_objective_not_beaten_by_lbfgs():
        loglam=st.floats(-4.0, 1.0), gamma=st.floats(0.1, 4.0))
 def test_random_problems_reach_stationarity(seed, n, loglam, gamma):
     """Reference: the gradient formula of this test, on random data, labels and penalties."""
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, 2))
-    y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
-    y[:2] = [-1.0, 1.0]                       # both classes present
+    X, y = random_two_class(n, seed)
     lam = 10.0 ** loglam
     K = rbf(gamma)(X)
     with warnings.catch_warnings():
@@ -236,11 +227,9 @@ def test_precomputed_matches_callable():
     X, y = circles()
     Xt, _ = circles(n=20, seed=4)
     k = rbf(1.5)
-    a = KernelLogisticRegression(k, lam=0.1).fit(X, y)
-    b = KernelLogisticRegression("precomputed", lam=0.1).fit(k(X), y)
+    a, b = fit_callable_and_precomputed(KernelLogisticRegression, k, X, y, lam=0.1)
     np.testing.assert_allclose(a.dual_coef_, b.dual_coef_, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(a.predict_proba(Xt), b.predict_proba(k(Xt, X)), atol=1e-12)
-    assert b.X_fit_ is None and a.X_fit_ is not None
 
 
 @pytest.mark.parametrize("kernel", ["linear", "rbf"])
@@ -279,44 +268,25 @@ def test_max_iter_warns_once():
 # bad input
 # ---------------------------------------------------------------------------
 def test_bad_input_raises():
-    """Reference: the validation contract (ValueError naming the argument)."""
+    """Reference: the validation contract (ValueError naming the argument).
+
+    The contract shared with KernelSVM is checked by
+    _estimator_fixtures.assert_rejects_bad_inputs; lam, the one-class hint,
+    predict_proba and logistic_objective are specific to this module.
+    """
     X, y = circles(n=20)
     k = rbf(1.0)
-    with pytest.raises(ValueError, match="y must contain only the labels -1 and 1"):
-        KernelLogisticRegression(k).fit(X, (y > 0).astype(float))
+    assert_rejects_bad_inputs(KernelLogisticRegression, X, y, k)
     for lam in (-1.0, np.inf, "x"):
         with pytest.raises(ValueError, match="lam must"):
             KernelLogisticRegression(k, lam=lam).fit(X, y)
     with pytest.raises(ValueError, match="lam must be > 0"):
         KernelLogisticRegression(k, lam=0.0).fit(X, y)
-    with pytest.raises(ValueError, match="tol must be > 0"):
-        KernelLogisticRegression(k, tol=-1.0).fit(X, y)
-    with pytest.raises(ValueError, match="max_iter must be"):
-        KernelLogisticRegression(k, max_iter=0).fit(X, y)
-    Xnan = X.copy()
-    Xnan[0, 0] = np.nan
-    with pytest.raises(ValueError, match="X contains 1 NaN"):
-        KernelLogisticRegression(k).fit(Xnan, y)
-    with pytest.raises(ValueError, match="X and y must have the same number of samples"):
-        KernelLogisticRegression(k).fit(X, y[:-2])
-    with pytest.raises(ValueError, match="kernel must be a callable"):
-        KernelLogisticRegression(None).fit(X, y)
-    with pytest.raises(ValueError, match="kernel must be a callable"):
-        KernelLogisticRegression("gaussian").fit(X, y)
-    with pytest.raises(ValueError, match="X must be a square matrix"):
-        KernelLogisticRegression("precomputed").fit(np.ones((20, 3)), y)
-    Kasym = k(X)
-    Kasym[0, 5] += 1.0
-    with pytest.raises(ValueError, match="X must be a symmetric Gram matrix"):
-        KernelLogisticRegression("precomputed").fit(Kasym, y)
-    with pytest.raises(ValueError, match="y must contain both labels"):
+    with pytest.raises(ValueError, match=r"got only -1 \(the intercept would diverge\)"):
         KernelLogisticRegression(k).fit(X, -np.ones(len(y)))
     m = KernelLogisticRegression("precomputed").fit(k(X), y)
     with pytest.raises(ValueError, match=r"\(m, n_train\) Gram matrix"):
         m.predict_proba(np.ones((3, 5)))
-    m = KernelLogisticRegression(k).fit(X, y)
-    with pytest.raises(ValueError, match="X must have 2 feature"):
-        m.predict(np.ones((3, 4)))
     with pytest.raises(ValueError, match="alpha must have length 20"):
         logistic_objective(k(X), y, np.zeros(3), 0.0, 1.0)
     with pytest.raises(ValueError, match="lam must be >= 0"):

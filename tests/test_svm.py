@@ -14,28 +14,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
-from sklearn.metrics.pairwise import linear_kernel, rbf_kernel
 from sklearn.svm import SVC
 
+from _estimator_fixtures import (
+    assert_rejects_bad_inputs,
+    fit_callable_and_precomputed,
+    linear,
+    random_two_class,
+    rbf,
+)
 from kmlib._validation import NotFittedError
 from kmlib.svm import C_from_lam, KernelSVM, smo_solve
 
 
 # ---------------------------------------------------------------------------
-# small local kernels and data (independent of kmlib.kernels)
+# small local data (kernels from _estimator_fixtures, independent of kmlib.kernels)
 # ---------------------------------------------------------------------------
-def rbf(gamma: float):
-    """Gaussian kernel exp(-gamma |x - x'|^2), computed by scikit-learn."""
-    def k(X, Y=None):
-        return rbf_kernel(X, Y, gamma=gamma)
-    return k
-
-
-def linear(X, Y=None):
-    """Linear kernel x^T x', computed by scikit-learn."""
-    return linear_kernel(X, Y)
-
-
 def blobs(n=120, sep=1.5, seed=0):
     """Two overlapping Gaussian blobs in R^2 with labels -1/+1."""
     rng = np.random.default_rng(seed)
@@ -108,13 +102,12 @@ def test_precomputed_matches_callable():
     X, y = xor()
     Xt, _ = xor(n=50, seed=3)
     k = rbf(1.0)
-    a = KernelSVM(k, C=2.0).fit(X, y)
-    b = KernelSVM("precomputed", C=2.0).fit(k(X), y)
+    a, b = fit_callable_and_precomputed(KernelSVM, k, X, y, C=2.0)
     assert np.array_equal(a.support_, b.support_)
     np.testing.assert_allclose(a.dual_coef_, b.dual_coef_, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(a.decision_function(Xt), b.decision_function(k(Xt, X)),
                                rtol=1e-9, atol=1e-12)
-    assert b.support_vectors_ is None and b.X_fit_ is None
+    assert b.support_vectors_ is None
     np.testing.assert_array_equal(a.support_vectors_, X[a.support_])
 
 
@@ -165,10 +158,7 @@ def test_duality_gap_closes(seed, n, logC, gamma):
     and b; D is the dual objective.  P - D = sum_i [C (1 - y_i f_i)_+ - a_i (1 - y_i f_i)],
     and at a KKT point within tol each term is at most 2 C tol.
     """
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, 2))
-    y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
-    y[:2] = [-1.0, 1.0]
+    X, y = random_two_class(n, seed)
     C = 10.0 ** logC
     k = rbf(gamma)
     K = k(X)
@@ -247,6 +237,25 @@ def test_indefinite_kernel_terminates_feasibly():
     assert g[up].max() - g[low].min() < tol + 1e-9
 
 
+def test_large_tol_gives_empty_support_and_the_midpoint_intercept():
+    """Reference: the KKT conditions at a = 0: the violation m(a) - M(a) = 1 - (-1) = 2 is
+    below tol = 3, so a = 0 is accepted, b is the midpoint (1 + (-1))/2 = 0 and f = b."""
+    X, y = blobs(n=30)
+    calls = []
+
+    def k(A, B=None):
+        calls.append(len(A))
+        return rbf(0.5)(A, B)
+
+    m = KernelSVM(k, C=1.0, tol=3.0).fit(X, y)
+    assert m.support_.size == 0 and m.n_iter_ == 0 and m.intercept_ == 0.0
+    calls.clear()
+    np.testing.assert_array_equal(m.decision_function(X[:4]), np.zeros(4))
+    assert calls == []                          # no kernel call against an empty support set
+    mp = KernelSVM("precomputed", C=1.0, tol=3.0).fit(rbf(0.5)(X), y)
+    np.testing.assert_array_equal(mp.decision_function(rbf(0.5)(X[:4], X)), np.zeros(4))
+
+
 def test_max_iter_warns_once():
     """Reference: the documented contract: one RuntimeWarning when max_iter is reached."""
     X, y = xor()
@@ -273,45 +282,17 @@ def test_no_warning_in_normal_use_and_ties_to_plus_one():
 # bad input
 # ---------------------------------------------------------------------------
 def test_bad_input_raises():
-    """Reference: the validation contract (ValueError naming the argument)."""
+    """Reference: the validation contract (ValueError naming the argument).
+
+    The contract shared with KernelLogisticRegression is checked by
+    _estimator_fixtures.assert_rejects_bad_inputs; C is specific to the SVM.
+    """
     X, y = blobs(n=20)
     k = rbf(0.5)
-    with pytest.raises(ValueError, match="y must contain only the labels -1 and 1"):
-        KernelSVM(k).fit(X, (y > 0).astype(float))
-    with pytest.raises(ValueError, match="y must contain both labels"):
-        KernelSVM(k).fit(X, np.ones(len(y)))
+    assert_rejects_bad_inputs(KernelSVM, X, y, k)
     for C in (0.0, -1.0, np.nan, "a"):
         with pytest.raises(ValueError, match="C must"):
             KernelSVM(k, C=C).fit(X, y)
-    with pytest.raises(ValueError, match="tol must be > 0"):
-        KernelSVM(k, tol=0.0).fit(X, y)
-    with pytest.raises(ValueError, match="max_iter must be"):
-        KernelSVM(k, max_iter=0).fit(X, y)
-    Xnan = X.copy()
-    Xnan[3, 1] = np.nan
-    with pytest.raises(ValueError, match="X contains 1 NaN"):
-        KernelSVM(k).fit(Xnan, y)
-    with pytest.raises(ValueError, match="X and y must have the same number of samples"):
-        KernelSVM(k).fit(X, y[:-1])
-    with pytest.raises(ValueError, match="kernel must be a callable"):
-        KernelSVM(3.0).fit(X, y)
-    with pytest.raises(ValueError, match="kernel must be a callable"):
-        KernelSVM("rbf").fit(X, y)
-    with pytest.raises(ValueError, match="kernel must return a Gram matrix of shape"):
-        KernelSVM(lambda A, B=None: np.ones((2, 2))).fit(X, y)
-    with pytest.raises(ValueError, match="X must be a square matrix"):
-        KernelSVM("precomputed").fit(np.ones((20, 19)), y)
-    K = k(X)
-    Kasym = K.copy()
-    Kasym[0, 1] += 0.5
-    with pytest.raises(ValueError, match="symmetric"):
-        KernelSVM("precomputed").fit(Kasym, y)
-    m = KernelSVM("precomputed").fit(K, y)
-    with pytest.raises(ValueError, match=r"\(m, n_train\) Gram matrix"):
-        m.predict(np.ones((4, 19)))
-    m = KernelSVM(k).fit(X, y)
-    with pytest.raises(ValueError, match="X must have 2 feature"):
-        m.predict(np.ones((4, 3)))
     with pytest.raises(ValueError, match="lam must be > 0"):
         C_from_lam(0.0)
 

@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 from scipy import optimize
 
+from ._answers import answer_array, answer_scalar
+
 __all__ = [
     "check_shrinkage",
     "check_effective_df",
@@ -26,39 +28,6 @@ __all__ = [
 # --------------------------------------------------------------------------- #
 # helpers
 # --------------------------------------------------------------------------- #
-def _array(answer: Any, name: str, shape: tuple[int, ...]) -> np.ndarray:
-    if answer is None:
-        raise AssertionError(f"`{name}` is None: assign your answer to `{name}` first")
-    try:
-        a = np.asarray(answer, dtype=float)
-    except (TypeError, ValueError):
-        raise AssertionError(
-            f"`{name}` must be a numeric array; got {type(answer).__name__}"
-        ) from None
-    if a.shape != shape:
-        raise AssertionError(f"`{name}` must have shape {shape}; got shape {a.shape}")
-    if not np.all(np.isfinite(a)):
-        raise AssertionError(f"`{name}` contains NaN or infinite values")
-    return a
-
-
-def _scalar(answer: Any, name: str) -> float:
-    if answer is None:
-        raise AssertionError(f"`{name}` is None: assign your answer to `{name}` first")
-    if isinstance(answer, (bool, np.bool_)):
-        raise AssertionError(f"`{name}` must be a number; got a bool")
-    try:
-        a = np.asarray(answer, dtype=float)
-    except (TypeError, ValueError):
-        raise AssertionError(f"`{name}` must be a number; got {type(answer).__name__}") from None
-    if a.size != 1:
-        raise AssertionError(f"`{name}` must be a single number; got an array of shape {a.shape}")
-    v = float(a.reshape(()))
-    if not np.isfinite(v):
-        raise AssertionError(f"`{name}` must be finite; got {v}")
-    return v
-
-
 def _inputs(X: Any, lam: Any | None = None) -> tuple[np.ndarray, float | None]:
     X = np.asarray(X, dtype=float)
     if X.ndim != 2:
@@ -77,7 +46,7 @@ def check_shrinkage(shrink: Any, X: Any, lam: float) -> None:
     """
     X, lam = _inputs(X, lam)
     m = min(X.shape)
-    s = _array(shrink, "shrink", (m,))
+    s = answer_array(shrink, "shrink", (m,))
     gram = X.T @ X if X.shape[1] <= X.shape[0] else X @ X.T
     d2 = np.clip(np.linalg.eigvalsh(gram)[::-1], 0.0, None)
     ref = d2 / (d2 + lam)
@@ -97,7 +66,7 @@ def check_shrinkage(shrink: Any, X: Any, lam: float) -> None:
 def check_effective_df(df: Any, X: Any, lam: float) -> None:
     """Check ``df = tr(X (X^T X + lam I)^{-1} X^T)`` against the trace of a dense hat matrix."""
     X, lam = _inputs(X, lam)
-    v = _scalar(df, "df")
+    v = answer_scalar(df, "df")
     H = X @ np.linalg.solve(X.T @ X + lam * np.eye(X.shape[1]), X.T)
     ref = float(np.trace(H))
     if abs(v - ref) > 1e-8 * max(1.0, abs(ref)):
@@ -120,8 +89,8 @@ def check_intercept(intercept: Any, coef: Any, X: Any, y: Any, lam: float) -> No
     X, lam = _inputs(X, lam)
     y = np.asarray(y, dtype=float)
     n, p = X.shape
-    mu = _scalar(intercept, "intercept")
-    b = _array(coef, "coef", (p,))
+    mu = answer_scalar(intercept, "intercept")
+    b = answer_array(coef, "coef", (p,))
     A = np.vstack([np.hstack([np.ones((n, 1)), X]),
                    np.hstack([np.zeros((p, 1)), np.sqrt(lam) * np.eye(p)])])
     sol = np.linalg.lstsq(A, np.concatenate([y, np.zeros(p)]), rcond=None)[0]
@@ -145,7 +114,7 @@ def check_dual(beta_dual: Any, X: Any, y: Any, lam: float) -> None:
     """Check ``X^T (X X^T + lam I)^{-1} y`` against the primal p x p solve."""
     X, lam = _inputs(X, lam)
     y = np.asarray(y, dtype=float)
-    b = _array(beta_dual, "beta_dual", (X.shape[1],))
+    b = answer_array(beta_dual, "beta_dual", (X.shape[1],))
     ref = np.linalg.solve(X.T @ X + lam * np.eye(X.shape[1]), X.T @ y)
     if not np.allclose(b, ref, rtol=1e-7, atol=1e-9 * (1 + np.abs(ref).max())):
         raise AssertionError(
@@ -185,8 +154,8 @@ def check_lambda_star(lam_star: Any, ratio: Any, X: Any, beta0: Any, sigma2: flo
     """Check the exact crossing ``lam_star`` and its ratio to ``2 sigma2 / ||beta0||^2``."""
     X, _ = _inputs(X)
     beta0 = np.asarray(beta0, dtype=float)
-    v = _scalar(lam_star, "lam_star")
-    r = _scalar(ratio, "ratio")
+    v = answer_scalar(lam_star, "lam_star")
+    r = answer_scalar(ratio, "ratio")
     thr = 2 * float(sigma2) / float(beta0 @ beta0)
     ref = _lambda_star(X, beta0, float(sigma2))
     if abs(v - thr) < 1e-9 * thr and abs(ref - thr) > 1e-6 * thr:

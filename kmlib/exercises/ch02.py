@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .. import model_selection as ms
+from ._answers import answer_array, answer_scalar
 
 __all__ = [
     "check_kappa",
@@ -29,39 +30,6 @@ __all__ = [
 # --------------------------------------------------------------------------- #
 # helpers
 # --------------------------------------------------------------------------- #
-def _array(answer: Any, name: str, shape: tuple[int, ...]) -> np.ndarray:
-    if answer is None:
-        raise AssertionError(f"`{name}` is None: assign your answer to `{name}` first")
-    try:
-        a = np.asarray(answer, dtype=float)
-    except (TypeError, ValueError):
-        raise AssertionError(
-            f"`{name}` must be a numeric array; got {type(answer).__name__}"
-        ) from None
-    if a.shape != shape:
-        raise AssertionError(f"`{name}` must have shape {shape}; got shape {a.shape}")
-    if not np.all(np.isfinite(a)):
-        raise AssertionError(f"`{name}` contains NaN or infinite values")
-    return a
-
-
-def _scalar(answer: Any, name: str) -> float:
-    if answer is None:
-        raise AssertionError(f"`{name}` is None: assign your answer to `{name}` first")
-    if isinstance(answer, (bool, np.bool_)):
-        raise AssertionError(f"`{name}` must be a number; got a bool")
-    try:
-        a = np.asarray(answer, dtype=float)
-    except (TypeError, ValueError):
-        raise AssertionError(f"`{name}` must be a number; got {type(answer).__name__}") from None
-    if a.size != 1:
-        raise AssertionError(f"`{name}` must be a single number; got an array of shape {a.shape}")
-    v = float(a.reshape(()))
-    if not np.isfinite(v):
-        raise AssertionError(f"`{name}` must be finite; got {v}")
-    return v
-
-
 def _data(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -90,7 +58,7 @@ def check_kappa(kappa: Any, n: int, v: int) -> None:
     """Check a fold assignment: integers 0..v-1, every fold used, sizes differing by <= 1."""
     if kappa is None:
         raise AssertionError("`kappa` is None: assign your fold assignment to `kappa` first")
-    k = _array(kappa, "kappa", (n,))
+    k = answer_array(kappa, "kappa", (n,))
     if not np.all(k == np.round(k)):
         raise AssertionError("`kappa` must contain integer fold labels")
     k = k.astype(int)
@@ -117,7 +85,7 @@ def check_cv_curve(cv_curve: Any, kappa: Any, X: Any, y: Any, lams: Any, v: int)
     """
     X, y = _data(X, y)
     lams = np.asarray(lams, dtype=float)
-    c = _array(cv_curve, "cv_curve", lams.shape)
+    c = answer_array(cv_curve, "cv_curve", lams.shape)
     if kappa is None:
         raise AssertionError("`kappa` is None: the CV curve needs your fold assignment")
     k = np.asarray(kappa)
@@ -156,8 +124,8 @@ def check_cv_curve(cv_curve: Any, kappa: Any, X: Any, y: Any, lams: Any, v: int)
 def check_lam_hat(lam_hat: Any, curve: Any, lams: Any, name: str = "lam_hat") -> None:
     """Check that ``lam_hat`` is the grid value minimising a (checked) error curve."""
     lams = np.asarray(lams, dtype=float)
-    c = _array(curve, "the error curve", lams.shape)
-    v = _scalar(lam_hat, name)
+    c = answer_array(curve, "the error curve", lams.shape)
+    v = answer_scalar(lam_hat, name)
     ref = float(lams[int(np.argmin(c))])
     if abs(v - ref) > 1e-12 * ref:
         hint = " (that is the maximiser)" if abs(v - lams[int(np.argmax(c))]) < 1e-12 * v else ""
@@ -176,7 +144,7 @@ def check_stack_weights(w: Any, P: Any, y: Any) -> None:
     """
     P = np.asarray(P, dtype=float)
     y = np.asarray(y, dtype=float)
-    w = _array(w, "w", (P.shape[1],))
+    w = answer_array(w, "w", (P.shape[1],))
     scale = float(np.abs(P.T @ y).max())
     tol = 1e-6 * scale
     if np.any(w < -1e-12):
@@ -207,8 +175,8 @@ def check_stacked_prediction(pred_test: Any, w: Any, X: Any, y: Any, X_test: Any
     X, y = _data(X, y)
     X_test = np.asarray(X_test, dtype=float)
     lams = np.asarray(lams, dtype=float)
-    pr = _array(pred_test, "pred_test", (len(X_test),))
-    wv = _array(w, "w", lams.shape)
+    pr = answer_array(pred_test, "pred_test", (len(X_test),))
+    wv = answer_array(w, "w", lams.shape)
     a, B = ms.ridge_fit_path(X, y, lams)
     ref = (a + X_test @ B) @ wv
     if not np.allclose(pr, ref, rtol=1e-7, atol=1e-9 * (1 + np.abs(ref).max())):
@@ -230,8 +198,8 @@ def check_loo_gcv(loo: Any, gcv: Any, Z: Any, y: Any, lams: Any) -> None:
     """
     Z, y = _data(Z, y)
     lams = np.asarray(lams, dtype=float)
-    lo = _array(loo, "loo", lams.shape)
-    gc = _array(gcv, "gcv", lams.shape)
+    lo = answer_array(loo, "loo", lams.shape)
+    gc = answer_array(gcv, "gcv", lams.shape)
     n = len(y)
     ref_loo, ref_gcv, no_icpt = np.empty(lams.size), np.empty(lams.size), np.empty(lams.size)
     for j, lam in enumerate(lams):

@@ -1,0 +1,269 @@
+r"""Input handling shared by the kernel classifiers of chapter 8.
+
+:class:`kmlib.svm.KernelSVM` and :class:`kmlib.logistic.KernelLogisticRegression`
+take their kernel in the same two forms: a callable ``k(X, Y=None)`` returning
+a Gram matrix, or the string ``"precomputed"``, in which case :meth:`fit`
+receives the symmetric training Gram matrix (n, n) and the prediction methods
+receive the cross Gram matrix (m, n_train) between test and training points.
+Both also need labels in {-1, 1} with both classes present.  This private
+module holds those checks and the (checked) kernel evaluations, so that each
+estimator keeps only its own algorithm.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._validation import (
+    check_int,
+    check_kernel,
+    check_labels,
+    check_matrix,
+    check_positive,
+    check_same_length,
+    check_square,
+)
+
+__all__ = [
+    "is_precomputed",
+    "check_kernel_param",
+    "check_solver_params",
+    "check_both_labels",
+    "check_symmetric",
+    "gram",
+    "fit_inputs",
+    "prediction_gram",
+]
+
+
+def is_precomputed(kernel: Any) -> bool:
+    """Whether the ``kernel`` hyper-parameter is the string ``"precomputed"``."""
+    return isinstance(kernel, str) and kernel == "precomputed"
+
+
+def check_kernel_param(kernel: Any) -> None:
+    """Raise unless ``kernel`` is a callable ``k(X, Y)`` or the string ``"precomputed"``.
+
+    Parameters
+    ----------
+    kernel : object
+        The estimator's ``kernel`` hyper-parameter.
+
+    Raises
+    ------
+    ValueError
+        If ``kernel`` is another string or not callable.
+    """
+    if is_precomputed(kernel):
+        return
+    if isinstance(kernel, str):
+        raise ValueError(
+            f"kernel must be a callable k(X, Y) or the string 'precomputed'; got {kernel!r}"
+        )
+    check_kernel(kernel)
+
+
+def check_solver_params(kernel: Any, tol: Any, max_iter: Any) -> tuple[float, int]:
+    """Check the hyper-parameters every kernel classifier has: kernel, tol, max_iter.
+
+    Parameters
+    ----------
+    kernel : object
+        Must be a callable ``k(X, Y)`` or the string ``"precomputed"``
+        (see :func:`check_kernel_param`).
+    tol : object
+        Stopping tolerance, must be > 0.
+    max_iter : object
+        Maximal number of iterations, an int >= 1.
+
+    Returns
+    -------
+    tol : float
+    max_iter : int
+    """
+    check_kernel_param(kernel)
+    return check_positive(tol, "tol"), check_int(max_iter, "max_iter", minimum=1)
+
+
+def check_both_labels(y: np.ndarray, why: str = "") -> None:
+    """Raise unless the labels ``y`` (already checked to be -1/1) contain both classes.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Labels in {-1, 1}, n >= 1.
+    why : str
+        Optional explanation appended to the message in parentheses, e.g. what
+        would go wrong with a single class.
+
+    Raises
+    ------
+    ValueError
+        If every entry of ``y`` is the same label.
+    """
+    if np.all(y == y[0]):
+        extra = f" ({why})" if why else ""
+        raise ValueError(f"y must contain both labels -1 and 1; got only {y[0]:g}{extra}")
+
+
+def check_symmetric(K: np.ndarray, name: str, block: int = 256) -> None:
+    r"""Raise unless the square matrix ``K`` is symmetric up to rounding.
+
+    The largest entry of :math:`|K - K^\top|` is found tile by tile (tiles of
+    ``block`` x ``block``), so no n x n temporary is made.  The tolerance is
+    ``1e-8 * max(max|K|, 1)``.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        The matrix to check.
+    name : str
+        The argument's name, for the error message.
+    block : int
+        Tile size.
+
+    Raises
+    ------
+    ValueError
+        If ``K`` is not symmetric to within the tolerance.
+    """
+    n = K.shape[0]
+    scale = max(float(np.max(np.abs(K))), 1.0)
+    worst = 0.0
+    for s in range(0, n, block):
+        for t in range(s, n, block):
+            tile = K[s:s + block, t:t + block] - K[t:t + block, s:s + block].T
+            worst = max(worst, float(np.max(np.abs(tile))))
+    if worst > 1e-8 * scale:
+        raise ValueError(
+            f"{name} must be a symmetric Gram matrix; got a matrix "
+            f"with max |K - K^T| = {worst:.3g}"
+        )
+
+
+def gram(kernel: Any, X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
+    """Evaluate ``kernel(X)`` (or ``kernel(X, Y)``) and check the result.
+
+    Parameters
+    ----------
+    kernel : callable
+        A kernel ``k(X, Y=None)``.
+    X : ndarray of shape (m, d)
+        Row points.
+    Y : ndarray of shape (n, d) or None
+        Column points; None means ``Y = X`` and calls ``kernel(X)``.
+
+    Returns
+    -------
+    ndarray of shape (m, n)
+        The Gram matrix as a float array.
+
+    Raises
+    ------
+    ValueError
+        If the kernel returns a matrix of the wrong shape, or NaN or infinite values.
+    """
+    G = np.asarray(kernel(X) if Y is None else kernel(X, Y), dtype=float)
+    shape = (X.shape[0], X.shape[0] if Y is None else Y.shape[0])
+    if G.shape != shape:
+        raise ValueError(
+            f"kernel must return a Gram matrix of shape {shape}; got shape {G.shape}"
+        )
+    if not np.all(np.isfinite(G)):
+        raise ValueError("kernel returned NaN or infinite values; check the kernel's parameters")
+    return G
+
+
+def fit_inputs(kernel: Any, X: Any, y: Any, *, need_gram: bool,
+               one_class_why: str = "") -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray]:
+    """Check the training data of a kernel classifier and, if asked, form its Gram matrix.
+
+    Parameters
+    ----------
+    kernel : callable or "precomputed"
+        The estimator's kernel, already checked by :func:`check_kernel_param`.
+    X : array of shape (n, d), or (n, n) symmetric Gram matrix if ``kernel="precomputed"``
+        Training inputs.
+    y : array of shape (n,)
+        Labels, each -1 or 1, both present.
+    need_gram : bool
+        With a callable kernel, whether to evaluate the Gram matrix ``kernel(X)``
+        (otherwise the returned ``K`` is None and the caller evaluates what it needs).
+    one_class_why : str
+        Passed to :func:`check_both_labels` as ``why``.
+
+    Returns
+    -------
+    K : ndarray of shape (n, n) or None
+        The training Gram matrix: the given one if precomputed, ``kernel(X)`` if
+        ``need_gram``, None otherwise.
+    X_fit : ndarray of shape (n, d) or None
+        The checked training inputs (None with a precomputed kernel).
+    y : ndarray of shape (n,)
+        The labels as floats.
+    """
+    y = check_labels(y)
+    if is_precomputed(kernel):
+        K = check_square(X, "X")
+        check_same_length(K, y, "X", "y")
+        check_symmetric(K, "X")
+        X_fit = None
+    else:
+        X_fit = check_matrix(X, "X")
+        check_same_length(X_fit, y, "X", "y")
+        K = None
+    check_both_labels(y, one_class_why)
+    if K is None and need_gram:
+        K = gram(kernel, X_fit)
+    return K, X_fit, y
+
+
+def prediction_gram(kernel: Any, X: Any, X_fit: np.ndarray | None, n_train: int,
+                    keep: np.ndarray | None = None) -> np.ndarray:
+    """Check test inputs and return their cross Gram matrix with the training points.
+
+    Parameters
+    ----------
+    kernel : callable or "precomputed"
+        The fitted estimator's kernel.
+    X : array of shape (m, d), or (m, n_train) if ``kernel="precomputed"``
+        Test inputs, or the Gram matrix between test and training points.
+    X_fit : ndarray of shape (n_train, d) or None
+        The training inputs (None with a precomputed kernel).
+    n_train : int
+        Number of training points.
+    keep : ndarray of int or None
+        Indices of the training points the prediction needs (e.g. the support
+        vectors); None keeps them all.
+
+    Returns
+    -------
+    ndarray of shape (m, len(keep)) or (m, n_train)
+        :math:`k(x_i, x_j)` for the test points i and the kept training points j.
+        The kernel is not called when no training point is kept.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` has the wrong number of columns (features, or training points
+        when precomputed), or the kernel returns a bad matrix.
+    """
+    if is_precomputed(kernel):
+        Kt = check_matrix(X, "X", allow_1d=False)
+        if Kt.shape[1] != n_train:
+            raise ValueError(
+                f"X must be the (m, n_train) Gram matrix against the {n_train} "
+                f"training points; got shape {Kt.shape}"
+            )
+        return Kt if keep is None else Kt[:, keep]
+    Xt = check_matrix(X, "X")
+    if Xt.shape[1] != X_fit.shape[1]:
+        raise ValueError(
+            f"X must have {X_fit.shape[1]} feature(s) like the training data; "
+            f"got {Xt.shape[1]}"
+        )
+    ref = X_fit if keep is None else X_fit[keep]
+    if ref.shape[0] == 0:
+        return np.zeros((Xt.shape[0], 0))
+    return gram(kernel, Xt, ref)

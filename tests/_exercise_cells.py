@@ -1,0 +1,71 @@
+"""Running an exercise notebook in-process, shared by the tests of the exercise checkers.
+
+An exercise page (MyST Markdown) has code cells tagged ``solution`` (the model
+answers) and ``check`` (calls of ``kmlib.exercises.chNN.check_*``).  The tests
+run it twice: as written, where every check must pass, and with every name a
+solution cell assigns replaced by ``None`` (the student's stub), where every
+check cell must raise ``AssertionError``.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from _notebooks import read
+
+
+def code_cells(path: Path) -> list[tuple[list[str], str]]:
+    """The code cells of the MyST notebook at ``path`` as (tags, source) pairs."""
+    nb = read(path)
+    return [(c.metadata.get("tags", []), c.source) for c in nb.cells if c.cell_type == "code"]
+
+
+def assigned_names(src: str) -> list[str]:
+    """Names bound at the top level of ``src`` by assignments, function and class definitions."""
+    names = []
+    for node in ast.parse(src).body:
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.append(node.name)
+        for t in targets:
+            for sub in ast.walk(t):
+                if isinstance(sub, ast.Name):
+                    names.append(sub.id)
+    return names
+
+
+def check_sources(cells: list[tuple[list[str], str]]) -> list[str]:
+    """The sources of the cells tagged ``check``."""
+    return [src for tags, src in cells if "check" in tags]
+
+
+def run_with_solutions(cells: list[tuple[list[str], str]]) -> None:
+    """Execute every cell in order in one namespace (the solution notebook)."""
+    ns: dict = {}
+    for _, src in cells:
+        exec(compile(src, "cell", "exec"), ns)
+
+
+def assert_checks_fail_with_none_stubs(cells: list[tuple[list[str], str]]) -> None:
+    """Execute the notebook with solution cells replaced by ``None`` stubs; every check must fail.
+
+    A solution cell is not run: each name it would assign is bound to None
+    instead.  Every check cell must then raise ``AssertionError``; other cells
+    run normally.
+    """
+    ns: dict = {}
+    for tags, src in cells:
+        if "solution" in tags:
+            for name in assigned_names(src):
+                ns[name] = None
+        elif "check" in tags:
+            with pytest.raises(AssertionError):
+                exec(compile(src, "cell", "exec"), ns)
+        else:
+            exec(compile(src, "cell", "exec"), ns)
