@@ -5,14 +5,15 @@
 #   make exercises   write student and solution notebooks into _build/exercises/
 #   make bench  benchmark kmlib against scikit-learn (writes benchmarks/results.md)
 #   make clean  remove build output and caches (keeps .venv)
-# Options: SOLUTIONS=hide builds the site without exercise solutions.
+# Options: SOLUTIONS=hide builds the site without exercise solutions
+# (make book-hidden does the same into _build/hidden/_build/html).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 SOLUTIONS ?= show
 JB_FLAGS := -W -n --keep-going
 
-.PHONY: book test lab exercises bench clean check-site distclean
+.PHONY: book book-hidden test lab exercises bench clean check-site distclean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +33,10 @@ $(VENV)/.installed-lab: pyproject.toml $(VENV)/.installed-book
 
 book: $(VENV)/.installed-book
 	KMBOOK_SOLUTIONS=$(SOLUTIONS) $(BIN)/jupyter-book build $(JB_FLAGS) .
+
+# The site a lecturer publishes while a course runs: no solutions (into _build/hidden/).
+book-hidden: $(VENV)/.installed-book
+	KMBOOK_SOLUTIONS=hide $(BIN)/jupyter-book build $(JB_FLAGS) --path-output _build/hidden .
 
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest --nbval-lax --nbval-current-env -q

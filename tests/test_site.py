@@ -187,3 +187,23 @@ def test_mathjax_renders_every_formula_offline(page, served_site, tmp_path):
     assert not unrendered, f"{len(unrendered)} formula(s) not typeset, e.g. {unrendered[:3]}"
     errors = dom.select("mjx-merror, [data-mjx-error]")
     assert not errors, f"MathJax errors: {[e.get('data-mjx-error') or e.get_text() for e in errors][:3]}"
+
+
+# ------------------------------------------------------------ hidden solutions
+
+HIDDEN = Path(os.environ.get("KMBOOK_HIDDEN_SITE", ROOT / "_build" / "hidden" / "_build" / "html"))
+
+
+@pytest.mark.skipif(not (HIDDEN / "index.html").is_file(),
+                    reason="no build without solutions (run `make book-hidden`)")
+@pytest.mark.parametrize("name", ["exercises/01_ridge", "exercises/02_cross_validation"])
+def test_site_built_without_solutions_keeps_exercises_and_checks_only(name):
+    """`make book SOLUTIONS=hide`: statements and check cells stay; solutions and the
+    check outputs (computed from the solutions) are gone."""
+    shown, hidden = _soup(HTML / f"{name}.html"), _soup(HIDDEN / f"{name}.html")
+    assert shown.select(".solution"), "the normal build should show solutions"
+    assert not hidden.select(".solution, .tag_solution")
+    assert len(hidden.select(".exercise")) == len(shown.select(".exercise")) >= 4
+    checks = hidden.select(".tag_check")
+    assert checks and len(checks) == len(shown.select(".tag_check"))
+    assert not any(c.select(".cell_output") for c in checks), "check outputs give answers away"
