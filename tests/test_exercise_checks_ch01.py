@@ -182,7 +182,7 @@ def test_lambda_star_infinite_when_signal_is_weak():
     """Closed form: if ||X beta0||^2 <= sigma2 ridge wins for every lambda (no crossing)."""
     X = np.eye(3)
     beta0 = np.array([0.3, 0.2, 0.1])
-    assert ch01._lambda_star(X, beta0, 1.0) == np.inf
+    assert ch01.lambda_star_exact(X, beta0, 1.0) == np.inf
 
 
 # --------------------------------------------------------------------------- #

@@ -128,7 +128,7 @@ def check_dual(beta_dual: Any, X: Any, y: Any, lam: float) -> None:
 # --------------------------------------------------------------------------- #
 # exercise: the largest lambda at which ridge beats OLS
 # --------------------------------------------------------------------------- #
-def _lambda_star(X: np.ndarray, beta0: np.ndarray, sigma2: float) -> float:
+def lambda_star_exact(X: np.ndarray, beta0: np.ndarray, sigma2: float) -> float:
     """Root of the secular equation ``lam * sum_j g_j c_j^2 / (sigma2 (2 g_j + lam)) = 1``.
 
     ``g_j`` are the eigenvalues of ``X^T X`` and ``c = Q^T beta0`` its eigen-coordinates.
@@ -157,7 +157,7 @@ def check_lambda_star(lam_star: Any, ratio: Any, X: Any, beta0: Any, sigma2: flo
     v = answer_scalar(lam_star, "lam_star")
     r = answer_scalar(ratio, "ratio")
     thr = 2 * float(sigma2) / float(beta0 @ beta0)
-    ref = _lambda_star(X, beta0, float(sigma2))
+    ref = lambda_star_exact(X, beta0, float(sigma2))
     if abs(v - thr) < 1e-9 * thr and abs(ref - thr) > 1e-6 * thr:
         raise AssertionError(
             "lam_star equals the sufficient threshold 2 sigma2/||beta0||^2; the exercise asks "
