@@ -23,6 +23,7 @@ from ._validation import (
     check_positive,
     check_same_length,
     check_square,
+    check_symmetric,
 )
 
 __all__ = [
@@ -105,41 +106,6 @@ def check_both_labels(y: np.ndarray, why: str = "") -> None:
     if np.all(y == y[0]):
         extra = f" ({why})" if why else ""
         raise ValueError(f"y must contain both labels -1 and 1; got only {y[0]:g}{extra}")
-
-
-def check_symmetric(K: np.ndarray, name: str, block: int = 256) -> None:
-    r"""Raise unless the square matrix ``K`` is symmetric up to rounding.
-
-    The largest entry of :math:`|K - K^\top|` is found tile by tile (tiles of
-    ``block`` x ``block``), so no n x n temporary is made.  The tolerance is
-    ``1e-8 * max(max|K|, 1)``.
-
-    Parameters
-    ----------
-    K : ndarray of shape (n, n)
-        The matrix to check.
-    name : str
-        The argument's name, for the error message.
-    block : int
-        Tile size.
-
-    Raises
-    ------
-    ValueError
-        If ``K`` is not symmetric to within the tolerance.
-    """
-    n = K.shape[0]
-    scale = max(float(np.max(np.abs(K))), 1.0)
-    worst = 0.0
-    for s in range(0, n, block):
-        for t in range(s, n, block):
-            tile = K[s:s + block, t:t + block] - K[t:t + block, s:s + block].T
-            worst = max(worst, float(np.max(np.abs(tile))))
-    if worst > 1e-8 * scale:
-        raise ValueError(
-            f"{name} must be a symmetric Gram matrix; got a matrix "
-            f"with max |K - K^T| = {worst:.3g}"
-        )
 
 
 def gram(kernel: Any, X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:

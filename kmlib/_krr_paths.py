@@ -47,11 +47,11 @@ import numpy as np
 from scipy.linalg import lapack
 
 from ._folds import resolve_folds
-from ._validation import check_kernel, check_lam, check_matrix, check_same_length, check_vector
+from ._validation import (check_kernel, check_lam, check_matrix, check_same_length,
+                          check_symmetric, check_vector)
 from .krr import (
     KernelRidge,
     _check_gram,
-    _check_symmetric,
     _dot,
     _eigh_owned,
     _gram,
@@ -460,7 +460,7 @@ def tune_krr(X: Any, y: Any, kernel_factory: Callable[[Any], Callable[..., Any]]
         kernel = check_kernel(kernel_factory(p), f"kernel_factory({p!r})")
         what = f"kernel_factory({p!r})(X)"
         K = _gram(kernel, X, None, (n, n), what)
-        _check_symmetric(K, what)
+        check_symmetric(K, what)
         cv[i] = _cv_errors(K, y, lams, pairs, "tune_krr")
 
     if not np.any(np.isfinite(cv)):

@@ -24,11 +24,17 @@ __all__ = [
     "check_rng",
     "check_fitted",
     "check_square",
+    "check_real",
+    "check_symmetric",
 ]
 
 
 class NotFittedError(ValueError, AttributeError):
     """Raised when ``predict``-like methods are called before ``fit``."""
+
+
+#: Relative tolerance of :func:`check_symmetric` (scaled by the largest |entry|).
+SYMMETRY_RTOL = 1e-8
 
 
 def _finite(a: np.ndarray, name: str) -> None:
@@ -104,7 +110,8 @@ def check_square(K: Any, name: str = "K") -> np.ndarray:
     return A
 
 
-def _scalar(value: Any, name: str) -> float:
+def check_real(value: Any, name: str) -> float:
+    """Return ``value`` as a float, raising unless it is a finite real number (any sign)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a real number; got {value!r}")
     v = float(value)
@@ -115,7 +122,7 @@ def _scalar(value: Any, name: str) -> float:
 
 def check_nonnegative(value: Any, name: str) -> float:
     """Return ``value`` as a float, raising unless it is finite and >= 0."""
-    v = _scalar(value, name)
+    v = check_real(value, name)
     if v < 0:
         raise ValueError(f"{name} must be >= 0; got {value!r}")
     return v
@@ -123,7 +130,7 @@ def check_nonnegative(value: Any, name: str) -> float:
 
 def check_positive(value: Any, name: str) -> float:
     """Return ``value`` as a float, raising unless it is finite and > 0."""
-    v = _scalar(value, name)
+    v = check_real(value, name)
     if v <= 0:
         raise ValueError(f"{name} must be > 0; got {value!r}")
     return v
@@ -194,4 +201,42 @@ def check_fitted(estimator: Any, attribute: str) -> None:
     if getattr(estimator, attribute, None) is None:
         raise NotFittedError(
             f"this {type(estimator).__name__} is not fitted yet; call fit(X, y) first"
+        )
+
+
+def check_symmetric(K: np.ndarray, name: str = "K") -> None:
+    """Raise unless the square matrix ``K`` is finite and symmetric up to rounding.
+
+    The comparison runs tile by tile (each tile against its mirror image), so
+    it stays cache-friendly and never allocates a second n-by-n array (Gram
+    matrices in the book reach n = 5000).  A NaN or infinite entry makes its
+    tile difference non-finite, so the same pass also rejects those.
+    """
+    n = K.shape[0]
+    b = 128
+    buf = np.empty((b, b))
+    worst = 0.0
+    scale = 0.0
+    for i in range(0, n, b):
+        for j in range(i, n, b):
+            upper = K[i:i + b, j:j + b]
+            mirror = K[j:j + b, i:i + b].T
+            out = buf[: upper.shape[0], : upper.shape[1]]
+            with np.errstate(over="ignore", invalid="ignore"):
+                np.subtract(upper, mirror, out=out)
+            diff = float(np.max(np.abs(out, out=out)))
+            if not np.isfinite(diff):
+                if not (np.all(np.isfinite(upper)) and np.all(np.isfinite(mirror))):
+                    raise ValueError(
+                        f"{name} contains NaN or infinite values; a Gram matrix must be "
+                        "finite (check the kernel and its inputs)"
+                    )
+                diff = np.inf  # finite entries whose difference overflows
+            worst = max(worst, diff)
+            scale = max(scale, float(np.max(upper)), -float(np.min(upper)))
+    scale = max(scale, np.finfo(float).tiny)
+    if worst > SYMMETRY_RTOL * scale:
+        raise ValueError(
+            f"{name} must be a symmetric Gram matrix; got max |{name} - {name}.T| = "
+            f"{worst:.3g} (relative {worst / scale:.3g}, allowed {SYMMETRY_RTOL:g})"
         )

@@ -40,6 +40,7 @@ from ._validation import (
     check_matrix,
     check_nonnegative,
     check_positive,
+    check_real,
     check_square,
 )
 
@@ -100,16 +101,6 @@ def _sq_dists(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     if Y is X:
         np.fill_diagonal(D, 0.0)
     return D
-
-
-def _check_real(value: Any, name: str) -> float:
-    """Return ``value`` as a finite float (any sign)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a real number; got {value!r}")
-    v = float(value)
-    if not np.isfinite(v):
-        raise ValueError(f"{name} must be finite; got {value!r}")
-    return v
 
 
 #: Side of the square tiles in which large Gram matrices are computed.  A tile of
@@ -859,7 +850,7 @@ def sigmoid(a: float = 1.0, b: float = 0.0) -> Kernel:
     -------
     Kernel
     """
-    return _Sigmoid(_check_real(a, "a"), _check_real(b, "b"))
+    return _Sigmoid(check_real(a, "a"), check_real(b, "b"))
 
 
 def squared_distance() -> Kernel:

@@ -50,61 +50,22 @@ from ._validation import (
     check_matrix,
     check_same_length,
     check_square,
+    check_symmetric,
     check_vector,
 )
 
 __all__ = ["KernelRidge", "krr_fit"]
 
 _EPS = np.finfo(float).eps
-#: Relative tolerance of the symmetry check on Gram matrices.
-_SYM_RTOL = 1e-8
 
 
 # ---------------------------------------------------------------------------
 # private helpers shared with kmlib._krr_paths
 # ---------------------------------------------------------------------------
-def _check_symmetric(K: np.ndarray, name: str = "K") -> None:
-    """Raise unless the square matrix ``K`` is finite and symmetric up to rounding.
-
-    The comparison runs tile by tile (each tile against its mirror image), so
-    it stays cache-friendly and never allocates a second n-by-n array (Gram
-    matrices in the book reach n = 5000).  A NaN or infinite entry makes its
-    tile difference non-finite, so the same pass also rejects those.
-    """
-    n = K.shape[0]
-    b = 128
-    buf = np.empty((b, b))
-    worst = 0.0
-    scale = 0.0
-    for i in range(0, n, b):
-        for j in range(i, n, b):
-            upper = K[i:i + b, j:j + b]
-            mirror = K[j:j + b, i:i + b].T
-            out = buf[: upper.shape[0], : upper.shape[1]]
-            with np.errstate(over="ignore", invalid="ignore"):
-                np.subtract(upper, mirror, out=out)
-            diff = float(np.max(np.abs(out, out=out)))
-            if not np.isfinite(diff):
-                if not (np.all(np.isfinite(upper)) and np.all(np.isfinite(mirror))):
-                    raise ValueError(
-                        f"{name} contains NaN or infinite values; a Gram matrix must be "
-                        "finite (check the kernel and its inputs)"
-                    )
-                diff = np.inf  # finite entries whose difference overflows
-            worst = max(worst, diff)
-            scale = max(scale, float(np.max(upper)), -float(np.min(upper)))
-    scale = max(scale, np.finfo(float).tiny)
-    if worst > _SYM_RTOL * scale:
-        raise ValueError(
-            f"{name} must be a symmetric Gram matrix; got max |{name} - {name}.T| = "
-            f"{worst:.3g} (relative {worst / scale:.3g}, allowed {_SYM_RTOL:g})"
-        )
-
-
 def _check_gram(K: Any, name: str = "K") -> np.ndarray:
     """Return ``K`` as a finite, square, symmetric float array (not copied)."""
     A = check_square(K, name)
-    _check_symmetric(A, name)
+    check_symmetric(A, name)
     return A
 
 
@@ -218,7 +179,7 @@ def _gram(kernel: Callable[..., Any], X: np.ndarray, Y: np.ndarray | None,
     """Evaluate ``kernel`` and check the shape (and, for ``kernel(X, Y)``, finiteness).
 
     For the square ``kernel(X)`` the finiteness check is left to
-    :func:`_check_symmetric`, which every caller runs and which covers it in
+    :func:`kmlib._validation.check_symmetric`, which every caller runs and which covers it in
     the same pass.  ``what`` names the call in error messages.
     """
     K = kernel(X) if Y is None else kernel(X, Y)
@@ -231,7 +192,7 @@ def _gram(kernel: Callable[..., Any], X: np.ndarray, Y: np.ndarray | None,
     if K.shape != shape:
         raise ValueError(f"{what} must return an array of shape {shape}; got shape {K.shape}")
     # kmlib kernels raise on non-finite values themselves; the square case of any
-    # other callable is checked by _check_symmetric in the same pass as symmetry
+    # other callable is checked by check_symmetric in the same pass as symmetry
     finite = Y is not None and not isinstance(kernel, Kernel)
     return check_matrix(K, what, allow_1d=False, finite=finite)
 
@@ -340,7 +301,7 @@ class KernelRidge:
         def gram() -> np.ndarray:
             K = _gram(kernel, X, None, (n, n))
             if not isinstance(kernel, Kernel):  # kmlib kernels are exactly symmetric
-                _check_symmetric(K, "kernel(X)")
+                check_symmetric(K, "kernel(X)")
             return K
 
         # K is ours: factorise it in place, recomputing it only if Cholesky fails

@@ -180,3 +180,18 @@ def test_linear_model_equicorrelation():
 def test_diabetes_is_the_bundled_scikit_learn_data():
     X, y, names = datasets.diabetes()
     assert X.shape == (442, 10) and y.shape == (442,) and len(names) == 10
+
+
+def test_check_symmetric_rejects_asymmetry_and_non_finite_entries_tile_by_tile():
+    """Reference: the definition |K - K^T| <= rtol * max|K|, on a matrix larger than a tile."""
+    from kmlib._validation import check_symmetric
+    A = np.random.default_rng(0).standard_normal((300, 300))
+    K = A @ A.T
+    check_symmetric(K)                       # symmetric: silent
+    K[5, 290] += 1e-3
+    with pytest.raises(ValueError, match="symmetric"):
+        check_symmetric(K, "Kgram")
+    K = A @ A.T
+    K[200, 7] = np.nan
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        check_symmetric(K)
