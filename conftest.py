@@ -54,3 +54,15 @@ if _nbval_plugin is not None:
                 yield from super().collect()
             finally:
                 nbformat.read = original_read
+
+
+# Property tests draw their examples deterministically, so a run is reproducible
+# (and CI cannot fail on an example that a previous run never saw).
+try:
+    from hypothesis import settings as _hyp_settings
+
+    _hyp_settings.register_profile("kmbook", derandomize=True, deadline=None,
+                                   database=None, print_blob=True)
+    _hyp_settings.load_profile("kmbook")
+except ImportError:  # hypothesis is a test extra
+    pass
