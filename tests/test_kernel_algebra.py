@@ -163,3 +163,15 @@ def test_min_eigenvalue_detects_the_sigmoid_counterexample():
     det = math.tanh(1) * math.tanh(4) - math.tanh(2) ** 2
     assert np.linalg.det(K) == pytest.approx(det, rel=1e-12)
     assert ka.min_eigenvalue(K) < 0
+
+
+def test_minhash_collision_rate_is_the_jaccard_index():
+    """Brute force: the collision frequency over all orderings equals |A∩B|/|A∪B| (0/0 := 1)."""
+    S = np.array([[1, 1, 0, 0, 1], [0, 1, 1, 0, 1], [0, 0, 0, 0, 0], [1, 0, 0, 1, 0]])
+    first = ka.minhash_first(S)
+    assert first.shape == (120, 4)
+    K = (first[:, :, None] == first[:, None, :]).mean(axis=0)
+    ref = _brute(lambda a, b: 1.0 if not (a | b).any() else (a & b).sum() / (a | b).sum(),
+                 S.astype(bool), S.astype(bool))
+    np.testing.assert_allclose(K, ref, atol=1e-15)
+    np.testing.assert_allclose(K, kernels.jaccard()(S), atol=1e-15)
