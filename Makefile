@@ -1,45 +1,66 @@
 # Kernel Methods — executable course notes.
 #   make book   build the website into _build/html (creates .venv on first use)
 #   make test   run every test: kmlib, notebooks (nbval), exercises, stated numbers, site
-#   make lab    open the chapters in JupyterLab (MyST notebooks open as notebooks)
+#   make notebooks   plain .ipynb of every chapter and exercise sheet (student version)
+#                    into _build/notebooks/ (builds the book first)
+#   make lab    open JupyterLab on _build/notebooks/ (works as root too)
 #   make exercises   write student and solution notebooks into _build/exercises/
 #   make bench  benchmark kmlib against scikit-learn (writes benchmarks/results.md)
 #   make clean  remove build output and caches (keeps .venv)
-# Options: SOLUTIONS=hide builds the site without exercise solutions
-# (make book-hidden does the same into _build/hidden/_build/html).
+# Options: SOLUTIONS=hide builds the site without exercise solutions; it is the same
+# as make book-hidden, which builds it into its own folder _build/hidden/_build/html.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 SOLUTIONS ?= show
 JB_FLAGS := -W -n --keep-going
 
-.PHONY: book book-hidden test lab exercises bench clean check-site distclean
+.PHONY: book book-hidden test lab notebooks exercises bench clean check-site distclean
 
 $(BIN)/python:
+	@echo "== creating the virtual environment $(VENV)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
 $(VENV)/.installed-book: pyproject.toml | $(BIN)/python
+	@echo "== installing kmlib and the book's packages into $(VENV) (first run: a few minutes)"
 	$(BIN)/python -m pip install -q -e '.[book]'
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml $(VENV)/.installed-book
+	@echo "== installing the test tools into $(VENV)"
 	$(BIN)/python -m pip install -q -e '.[book,test]'
 	touch $@
 
 $(VENV)/.installed-lab: pyproject.toml $(VENV)/.installed-book
+	@echo "== installing JupyterLab into $(VENV) (first run: a minute or two)"
 	$(BIN)/python -m pip install -q -e '.[book,lab]'
 	touch $@
 
+ifeq ($(SOLUTIONS),hide)
+book: book-hidden
+else
 book: $(VENV)/.installed-book
-	KMBOOK_SOLUTIONS=$(SOLUTIONS) $(BIN)/jupyter-book build $(JB_FLAGS) .
+	@echo "== building the website into _build/html"
+	$(BIN)/jupyter-book build $(JB_FLAGS) .
+endif
 
-# The site a lecturer publishes while a course runs: no solutions (into _build/hidden/).
+# The site a lecturer publishes while a course runs: built from a copy of the book whose
+# exercise pages are the student versions, into its own folder _build/hidden/.
 book-hidden: $(VENV)/.installed-book
-	KMBOOK_SOLUTIONS=hide $(BIN)/jupyter-book build $(JB_FLAGS) --path-output _build/hidden .
+	@echo "== building the website without solutions into _build/hidden/_build/html"
+	$(BIN)/python scripts/hidden_site.py --out _build/hidden
+	$(BIN)/jupyter-book build $(JB_FLAGS) --path-output _build/hidden _build/hidden/src
+
+notebooks: book
+	@echo "== plain notebooks into _build/notebooks"
+	rm -rf _build/notebooks
+	$(BIN)/python -c "import zipfile; zipfile.ZipFile('_build/html/downloads/kmbook-notebooks.zip').extractall('_build')"
+	mv _build/kmbook-notebooks _build/notebooks
+	@echo "== wrote _build/notebooks (open it with: make lab)"
 
 test: $(VENV)/.installed-test
-	$(BIN)/python -m pytest --nbval-lax --nbval-current-env -q
+	$(BIN)/python -m pytest --nbval-lax --nbval-current-env -q -rs
 
 check-site: $(VENV)/.installed-test
 	$(BIN)/python -m pytest tests/test_site.py -q -rs
@@ -48,7 +69,8 @@ exercises: $(VENV)/.installed-book
 	$(BIN)/python scripts/make_exercises.py --out _build/exercises
 
 lab: $(VENV)/.installed-lab
-	$(BIN)/jupyter lab
+	@test -d _build/notebooks || $(MAKE) notebooks
+	$(BIN)/jupyter lab --notebook-dir=_build/notebooks $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python benchmarks/bench_kmlib.py

@@ -1,92 +1,80 @@
 """Local Sphinx extension for the book.
 
-* Offers each executed notebook page as an ``.ipynb`` download: the executed
-  notebook from ``_build/jupyter_execute`` is copied into ``_sources`` and the
-  theme's download menu is told about it (sphinx-book-theme only does this
-  itself when a launch button is configured, and this book launches nothing).
-* ``KMBOOK_SOLUTIONS=hide`` (``make book SOLUTIONS=hide``) builds the site with
-  every exercise solution removed, for publishing while a course runs.
+* Every executed page offers a *plain* Jupyter notebook for download (the
+  ``.ipynb`` entry of the theme's download menu): MyST directives and roles are
+  rewritten as ordinary Markdown with the built numbers (see
+  :mod:`plain_notebook`), so it reads well in JupyterLab, Notebook, VS Code or
+  Colab without extensions. Exercise pages offer the student version (solutions
+  removed, see ``scripts/make_exercises.py``).
+* When the build finishes, ``downloads/`` in the output folder holds the kmlib
+  wheel, a ``requirements.txt`` and ``kmbook-notebooks.zip`` (every plain
+  notebook, the wheel and the requirements), which the page "Run the notebooks
+  on your computer" links to.
+* The download menu's ".pdf" entry (the browser's print dialog) is removed.
+
+The site without solutions is not made here: ``scripts/hidden_site.py`` builds it
+from a copy of the book whose exercise pages are the student versions, so no
+solution reaches any file of that site.
 """
 from __future__ import annotations
 
-import os
+import hashlib
+import shutil
+import subprocess
+import sys
+import zipfile
 from pathlib import Path
 
-from docutils import nodes
-from sphinx.transforms import SphinxTransform
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import plain_notebook  # noqa: E402
+
+NOTEBOOKS_ZIP = "kmbook-notebooks.zip"
 
 
-def _solutions_mode(app, config) -> None:
-    mode = os.environ.get("KMBOOK_SOLUTIONS", "show").strip().lower()
-    if mode not in {"show", "hide"}:
-        raise ValueError(f"KMBOOK_SOLUTIONS must be 'show' or 'hide'; got {mode!r}")
-    # a config value (rebuild="env"): switching modes re-reads every page
-    config.kmbook_solutions = mode
-
-
-class RemoveSolutions(SphinxTransform):
-    """Drop every exercise solution from the doctree when solutions are hidden.
-
-    Runs after sphinx-exercise has checked the gated ``solution-start`` /
-    ``solution-end`` structure and before it merges the pairs, and removes each
-    pair with everything between them (prose and code cells), any plain
-    ``{solution}`` directive, code cells tagged ``solution``, and the outputs of
-    cells tagged ``check`` (they were computed from the solutions).
-    (sphinx-exercise's own ``hide_solutions`` drops only the start of a gated
-    pair and then fails on the orphaned end.)
-    """
-
-    default_priority = 5
-
-    def apply(self) -> None:
-        if self.config.kmbook_solutions != "hide":
-            return
-        from sphinx_exercise.nodes import solution_end_node, solution_node, solution_start_node
-
-        for start in list(self.document.findall(solution_start_node)):
-            parent = start.parent
-            if parent is None:
-                continue
-            i = parent.index(start)
-            j = i
-            while j < len(parent.children) and not isinstance(parent[j], solution_end_node):
-                j += 1
-            del parent[i:j + 1]
-        for node in list(self.document.findall(solution_node)):
-            node.parent.remove(node)
-        for node in list(self.document.findall(nodes.container)):
-            classes = node.get("classes", [])
-            if "tag_solution" in classes and node.parent is not None:
-                node.parent.remove(node)
-            elif "tag_check" in classes:
-                # the check ran against the solution: its output would give the answer away
-                for child in list(node.children):
-                    if "cell_output" in child.get("classes", []):
-                        node.remove(child)
+def _project_root(srcdir: Path) -> Path:
+    """The folder with kmlib's ``pyproject.toml`` (the book's root, or above a copy of it)."""
+    for folder in (srcdir, *srcdir.parents):
+        if (folder / "pyproject.toml").is_file() and (folder / "kmlib").is_dir():
+            return folder
+    raise FileNotFoundError(f"no pyproject.toml with kmlib above {srcdir}")
 
 
 def _with_cached_outputs(app, path: Path):
-    """The notebook at ``path`` with its outputs.
+    """The executed notebook of a page, with every output (glue outputs included).
 
-    On a cache hit myst-nb writes ``jupyter_execute/<page>.ipynb`` without outputs
-    (the outputs are merged into a copy), so fill them in from the execution cache.
+    myst-nb writes ``jupyter_execute/<page>.ipynb`` without the glue outputs (it
+    moves them into the page) and, on a cache hit, without any output; the
+    execution cache holds the complete outputs, so take them from there.
     """
     import nbformat
 
     nb = nbformat.read(path, as_version=4)
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    if not code or any(c.get("outputs") for c in code):
+    if not any(c.cell_type == "code" for c in nb.cells):
         return nb
     cache_dir = app.config.nb_execution_cache_path or str(Path(app.outdir).parent / ".jupyter_cache")
     try:
         from jupyter_cache import get_cache
 
         _, nb = get_cache(cache_dir).merge_match_into_notebook(nb)
-    except Exception as exc:  # noqa: BLE001 - report and keep the unexecuted copy
+    except KeyError:
+        pass  # a page that is not executed (exercise pages of the solution-free site)
+    except Exception as exc:  # noqa: BLE001 - report and keep the copy without glue
         from sphinx.util import logging
 
         logging.getLogger(__name__).warning(f"no cached outputs for {path.name}: {exc}")
     return nb
+
+
+def _student(app, nb):
+    scripts = _project_root(Path(app.srcdir)) / "scripts"
+    sys.path.insert(0, str(scripts))
+    import make_exercises
+
+    out = make_exercises.student_version(nb)
+    for cell in out.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    return out
 
 
 def _offer_ipynb(app, pagename, templatename, context, doctree) -> None:
@@ -97,16 +85,104 @@ def _offer_ipynb(app, pagename, templatename, context, doctree) -> None:
         return
     import nbformat
 
+    nb = _with_cached_outputs(app, executed)
+    glue = plain_notebook.glue_values(nb)
+    if pagename.startswith("exercises/"):
+        nb = _student(app, nb)
+    plain = plain_notebook.convert(nb, plain_notebook.lookups_from_env(app, pagename, glue))
     target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(_with_cached_outputs(app, executed), target)
+    nbformat.write(plain, target)
     context["ipynb_source"] = f"{pagename}.ipynb"
 
 
+def _drop_print_button(app, pagename, templatename, context, doctree) -> None:
+    """Remove the ".pdf" entry (it only opens the browser's print dialog)."""
+    for group in context.get("header_buttons", []) or []:
+        if group.get("label") == "download-buttons":
+            group["buttons"] = [b for b in group["buttons"]
+                                if b.get("label") != "download-pdf-button"]
+
+
+def _drop_thebe(app, pagename, templatename, context, doctree) -> None:
+    """The book launches no live kernels: drop sphinx-thebe's scripts.
+
+    Jupyter Book always loads sphinx-thebe, whose inline configuration script is
+    added twice and makes the browser report "Identifier 'THEBE_JS_URL' has
+    already been declared" on every page.
+    """
+    scripts = context.get("script_files")
+    if not scripts:
+        return
+
+    def is_thebe(script) -> bool:
+        body = (getattr(script, "attributes", None) or {}).get("body", "") or ""
+        name = str(getattr(script, "filename", script) or "")
+        return "THEBE_JS_URL" in body or "sphinx-thebe" in name
+
+    context["script_files"] = [s for s in scripts if not is_thebe(s)]
+
+
+def _kmlib_digest(root: Path) -> str:
+    h = hashlib.sha256()
+    for path in sorted((root / "kmlib").rglob("*.py")) + [root / "pyproject.toml"]:
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _wheel(root: Path, cache: Path) -> Path:
+    """kmlib's wheel, rebuilt only when kmlib or pyproject.toml changed."""
+    folder = cache / _kmlib_digest(root)
+    wheels = sorted(folder.glob("kmlib-*.whl"))
+    if not wheels:
+        if cache.exists():
+            shutil.rmtree(cache)
+        folder.mkdir(parents=True)
+        subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
+                        "--disable-pip-version-check", "-w", str(folder), str(root)],
+                       check=True, stdout=subprocess.DEVNULL)
+        for junk in root.glob("build"):
+            shutil.rmtree(junk, ignore_errors=True)
+        wheels = sorted(folder.glob("kmlib-*.whl"))
+    return wheels[-1]
+
+
+def _requirements(root: Path, wheel: Path) -> str:
+    try:
+        import tomllib
+    except ImportError:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    lines = ["# Everything the notebooks need: kmlib (from the wheel next to this file)",
+             "# and the packages of its 'notebooks' extra.",
+             f"./{wheel.name}"]
+    lines += project.get("dependencies", []) + project["optional-dependencies"]["notebooks"]
+    return "\n".join(lines) + "\n"
+
+
+def _write_downloads(app, exception) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    root = _project_root(Path(app.srcdir))
+    out = Path(app.outdir) / "downloads"
+    out.mkdir(parents=True, exist_ok=True)
+    wheel = _wheel(root, Path(app.outdir).parent / "wheel-cache")
+    shutil.copy2(wheel, out / wheel.name)
+    requirements = _requirements(root, wheel)
+    (out / "requirements.txt").write_text(requirements, encoding="utf-8")
+    sources = Path(app.outdir) / "_sources"
+    notebooks = sorted(sources.glob("chapters/*.ipynb")) + sorted(sources.glob("exercises/*.ipynb"))
+    with zipfile.ZipFile(out / NOTEBOOKS_ZIP, "w", zipfile.ZIP_DEFLATED) as zf:
+        for path in notebooks:
+            zf.write(path, f"kmbook-notebooks/{path.relative_to(sources)}")
+        zf.write(wheel, f"kmbook-notebooks/{wheel.name}")
+        zf.writestr("kmbook-notebooks/requirements.txt", requirements)
+
+
 def setup(app):
-    app.add_config_value("kmbook_solutions", "show", "env")
-    app.connect("config-inited", _solutions_mode)
-    app.add_transform(RemoveSolutions)
-    # The theme builds its download menu at priority 501; run just before it.
+    # The theme builds its download menu at priority 501; offer the notebook just before.
     app.connect("html-page-context", _offer_ipynb, priority=500)
-    return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "0.1"}
+    app.connect("html-page-context", _drop_print_button, priority=502)
+    app.connect("html-page-context", _drop_thebe, priority=502)
+    app.connect("build-finished", _write_downloads)
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "0.2"}
