@@ -49,6 +49,7 @@ __all__ = [
     "finite_rkhs_norm2",
     "expansion_values",
     "expansion_inner",
+    "expansion_distance",
     "project",
     "min_kernel_eigenfunctions",
     "mercer_features",
@@ -193,6 +194,24 @@ def expansion_inner(kernel: Any, X: Any, alpha: Any, Z: Any, beta: Any) -> float
     Xa, a = _expansion(kernel, X, alpha, "X", "alpha")
     Za, b = _expansion(kernel, Z, beta, "Z", "beta")
     return float(a @ kernel(Xa, Za) @ b)
+
+
+def expansion_distance(kernel: Any, X: Any, alpha: Any, Z: Any, beta: Any) -> float:
+    """RKHS distance ``||f - g||`` between ``f = sum_i alpha_i k(., x_i)`` and ``g = sum_j beta_j k(., z_j)``.
+
+    Computed as the norm of one expansion over the joint centres with
+    coefficients ``(alpha, -beta)``; round-off below zero is clipped.
+
+    Returns
+    -------
+    float
+    """
+    Xa, a = _expansion(kernel, X, alpha, "X", "alpha")
+    Za, b = _expansion(kernel, Z, beta, "Z", "beta")
+    if Xa.shape[1] != Za.shape[1]:
+        raise ValueError(f"X and Z must have the same number of columns; got {Xa.shape[1]} and {Za.shape[1]}")
+    P, c = np.concatenate([Xa, Za]), np.concatenate([a, -b])
+    return float(np.sqrt(max(float(c @ kernel(P) @ c), 0.0)))
 
 
 def project(kernel: Any, X: Any, alpha: Any, Z: Any) -> np.ndarray:

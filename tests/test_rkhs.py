@@ -142,3 +142,18 @@ def test_polynomial_norm_equals_alpha_K_alpha(p, c):
     assert np.isclose(rkhs.polynomial_rkhs_norm2(coef, p, c=c), a @ k(x) @ a, rtol=1e-9)
     with pytest.raises(ValueError, match="p \\+ 1"):
         rkhs.polynomial_rkhs_norm2(coef[:-1], p, c=c)
+
+
+def test_expansion_distance_matches_sup_bound_and_explicit_features():
+    """Second route: explicit features of the linear kernel, ||X^T a - Z^T b||; and |f - g| <= sqrt(k) ||f - g||."""
+    rng = np.random.default_rng(7)
+    X, Z = rng.standard_normal((4, 3)), rng.standard_normal((2, 3))
+    a, b = rng.standard_normal(4), rng.standard_normal(2)
+    d = rkhs.expansion_distance(kernels.linear(), X, a, Z, b)
+    assert np.isclose(d, np.linalg.norm(X.T @ a - Z.T @ b), rtol=1e-10)
+    k = kernels.sobolev1()
+    x, y = rng.uniform(0, 1, 5), rng.uniform(0, 1, 3)
+    ax_, by = rng.standard_normal(5), rng.standard_normal(3)
+    grid = np.linspace(0, 1, 101)
+    diff = rkhs.expansion_values(k, x, ax_, grid) - rkhs.expansion_values(k, y, by, grid)
+    assert np.all(np.abs(diff) <= np.sqrt(grid) * rkhs.expansion_distance(k, x, ax_, y, by) + 1e-12)
