@@ -117,14 +117,45 @@ def test_no_script_or_stylesheet_from_the_network(page):
     assert not remote, f"{_rel(page)}: loads from the network: {remote}"
 
 
-@pytest.mark.parametrize("name", ["chapters/01_ridge", "chapters/02_cross_validation"])
-def test_chapter_offers_executed_notebook(name):
+NOTEBOOK_PAGES = sorted(str(p.relative_to(HTML).with_suffix("")) for p in PAGES
+                        if p.parent.name in {"chapters", "exercises"})
+MYST_ONLY = ("{prf:", "{glue", "{doc}", "{eq}", "{cite", "{numref}", "{ref}", "{index}",
+             "```{", ":::{", "{solution", "{exercise")
+
+
+@pytest.mark.parametrize("name", NOTEBOOK_PAGES)
+def test_page_offers_a_plain_notebook(name):
+    """The .ipynb a page offers is plain Jupyter: no MyST syntax left, outputs kept."""
     soup = _soup(HTML / f"{name}.html")
     links = [a.get("href", "") for a in soup.find_all("a")]
     assert any(h.endswith(f"_sources/{name}.ipynb") for h in links), "no .ipynb download"
     nb = nbformat.read(HTML / "_sources" / f"{name}.ipynb", as_version=4)
+    nbformat.validate(nb)
+    left = [(m, c.source[:80]) for c in nb.cells if c.cell_type == "markdown"
+            for m in MYST_ONLY if m in c.source]
+    assert not left, f"MyST-only syntax in the plain notebook: {left[:5]}"
     code = [c for c in nb.cells if c.cell_type == "code"]
-    assert code and any(c.get("outputs") for c in code), "the notebook offered is not executed"
+    if name.startswith("chapters/"):
+        assert any(c.get("outputs") for c in code), "the chapter notebook offered is not executed"
+    else:
+        assert not any("solution" in c.metadata.get("tags", []) for c in code), "solutions offered"
+
+
+def test_downloads_for_running_locally():
+    """The run-locally page links the kmlib wheel and a zip of every plain notebook."""
+    import zipfile
+
+    soup = _soup(HTML / "running.html")
+    links = {a.get("href", "") for a in soup.find_all("a")}
+    wheels = sorted((HTML / "downloads").glob("kmlib-*.whl"))
+    assert wheels and f"downloads/{wheels[-1].name}" in links, "the page must link the current wheel"
+    assert "downloads/kmbook-notebooks.zip" in links
+    with zipfile.ZipFile(HTML / "downloads" / "kmbook-notebooks.zip") as zf:
+        names = set(zf.namelist())
+    for name in NOTEBOOK_PAGES:
+        assert f"kmbook-notebooks/{name}.ipynb" in names
+    assert "kmbook-notebooks/requirements.txt" in names
+    assert f"kmbook-notebooks/{wheels[-1].name}" in names
 
 
 @pytest.mark.parametrize("page", PAGES, ids=_rel)
@@ -151,6 +182,10 @@ def served_site():
         def log_message(self, *args):
             pass
 
+        def send_error(self, code, *args, **kwargs):
+            MISSING.append(f"{code} {self.path}")
+            super().send_error(code, *args, **kwargs)
+
     handler = functools.partial(Quiet, directory=str(HTML))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -161,6 +196,7 @@ def served_site():
     thread.join()
 
 
+MISSING: list[str] = []   # requests the local server could not answer (e.g. a favicon 404)
 MATH_PAGES = [p for p in PAGES if _soup(p).select(".math")]
 
 
@@ -177,6 +213,7 @@ def test_mathjax_renders_every_formula_offline(page, served_site, tmp_path):
            "--disable-sync", f"--user-data-dir={tmp_path}",
            # every host but this machine is unresolvable: nothing can come from the network
            "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+           "--enable-logging=stderr", "--log-level=0",
            "--virtual-time-budget=20000", "--dump-dom", url]
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     dom = bs4.BeautifulSoup(result.stdout, "html.parser")
@@ -187,6 +224,37 @@ def test_mathjax_renders_every_formula_offline(page, served_site, tmp_path):
     assert not unrendered, f"{len(unrendered)} formula(s) not typeset, e.g. {unrendered[:3]}"
     errors = dom.select("mjx-merror, [data-mjx-error]")
     assert not errors, f"MathJax errors: {[e.get('data-mjx-error') or e.get_text() for e in errors][:3]}"
+    console = _console_errors(result.stderr)
+    assert not console, f"JavaScript console errors: {console[:3]}"
+    assert not MISSING, f"requests that failed: {MISSING[:5]}"
+
+
+def _console_errors(stderr: str) -> list[str]:
+    """Console errors and failed loads that Chromium logged (``--enable-logging=stderr``)."""
+    found = []
+    for line in stderr.splitlines():
+        if ":CONSOLE" in line and ("Uncaught" in line or "Error" in line or "Failed to load" in line):
+            found.append(line.split("] ", 1)[-1][:200])
+        elif "Failed to load resource" in line:
+            found.append(line[:200])
+    return found
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p not in MATH_PAGES], ids=_rel)
+def test_pages_without_math_have_no_console_errors(page, served_site, tmp_path):
+    browser = _chromium()
+    if browser is None:
+        pytest.skip("headless Chromium is not installed (apt-get install chromium)")
+    cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+           f"--user-data-dir={tmp_path}", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+           "--enable-logging=stderr", "--log-level=0", "--virtual-time-budget=10000",
+           "--dump-dom", f"{served_site}/{_rel(page)}"]
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert "<body" in result.stdout, f"Chromium returned no page: {result.stderr[-500:]}"
+    console = _console_errors(result.stderr)
+    assert not console, f"JavaScript console errors: {console[:3]}"
+    assert not MISSING, f"requests that failed: {MISSING[:5]}"
 
 
 # ------------------------------------------------------------ hidden solutions
@@ -198,8 +266,8 @@ HIDDEN = Path(os.environ.get("KMBOOK_HIDDEN_SITE", ROOT / "_build" / "hidden" / 
                     reason="no build without solutions (run `make book-hidden`)")
 @pytest.mark.parametrize("name", ["exercises/01_ridge", "exercises/02_cross_validation"])
 def test_site_built_without_solutions_keeps_exercises_and_checks_only(name):
-    """`make book SOLUTIONS=hide`: statements and check cells stay; solutions and the
-    check outputs (computed from the solutions) are gone."""
+    """`make book-hidden`: statements and check cells stay; solutions and the check
+    outputs (computed from the solutions) are gone."""
     shown, hidden = _soup(HTML / f"{name}.html"), _soup(HIDDEN / f"{name}.html")
     assert shown.select(".solution"), "the normal build should show solutions"
     assert not hidden.select(".solution, .tag_solution")
