@@ -51,6 +51,7 @@ __all__ = [
     "expansion_inner",
     "expansion_distance",
     "project",
+    "gaussian_taylor_features",
     "min_kernel_eigenfunctions",
     "mercer_features",
     "mercer_sup_error",
@@ -249,6 +250,37 @@ def project(kernel: Any, X: Any, alpha: Any, Z: Any) -> np.ndarray:
             "(remove repeated points from Z)"
         ) from None
     return linalg.cho_solve(factor, kernel(Za, Xa) @ a)
+
+
+def gaussian_taylor_features(x: Any, sigma: float, M: int) -> np.ndarray:
+    r"""First ``M`` coordinates of the ell^2 feature map of the one-dimensional Gaussian kernel.
+
+    From :math:`e^{-(x-y)^2/(2\sigma^2)}=e^{-x^2/(2\sigma^2)}e^{-y^2/(2\sigma^2)}\sum_{m\ge0}\frac{(xy/\sigma^2)^m}{m!}`,
+    :math:`\phi_m(x)=e^{-x^2/(2\sigma^2)}(x/\sigma)^m/\sqrt{m!}`, :math:`m=0,\dots,M-1`.
+    Computed by the recursion :math:`\phi_m=\phi_{m-1}\,(x/\sigma)/\sqrt m` (no factorials).
+
+    Parameters
+    ----------
+    x : array-like of shape (n,)
+    sigma : float
+        Bandwidth, > 0.
+    M : int
+        Number of coordinates, >= 1.
+
+    Returns
+    -------
+    ndarray of shape (n, M)
+    """
+    v = check_vector(x, "x")
+    if not (isinstance(sigma, (int, float, np.floating)) and sigma > 0):
+        raise ValueError(f"sigma must be a number > 0; got {sigma!r}")
+    M = check_int(M, "M")
+    t = v / sigma
+    out = np.empty((len(v), M))
+    out[:, 0] = np.exp(-0.5 * t**2)
+    for m in range(1, M):
+        out[:, m] = out[:, m - 1] * t / np.sqrt(m)
+    return out
 
 
 # ---------------------------------------------------------------------------

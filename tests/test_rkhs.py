@@ -157,3 +157,14 @@ def test_expansion_distance_matches_sup_bound_and_explicit_features():
     grid = np.linspace(0, 1, 101)
     diff = rkhs.expansion_values(k, x, ax_, grid) - rkhs.expansion_values(k, y, by, grid)
     assert np.all(np.abs(diff) <= np.sqrt(grid) * rkhs.expansion_distance(k, x, ax_, y, by) + 1e-12)
+
+
+def test_gaussian_taylor_features_reproduce_the_kernel():
+    """Closed form: Phi Phi^T -> exp(-(x-y)^2 / (2 sigma^2)) (kmlib.kernels.gaussian) as M grows."""
+    x = np.linspace(-2, 2, 9)
+    Phi = rkhs.gaussian_taylor_features(x, 0.8, 60)
+    assert np.allclose(Phi @ Phi.T, kernels.gaussian(0.8)(x), atol=1e-12)
+    few = rkhs.gaussian_taylor_features(x, 0.8, 3)
+    assert np.abs(few @ few.T - kernels.gaussian(0.8)(x)).max() > 1e-2
+    with pytest.raises(ValueError, match="sigma"):
+        rkhs.gaussian_taylor_features(x, 0.0, 3)
