@@ -31,6 +31,7 @@ from . import kernels
 from ._validation import (
     check_fitted,
     check_int,
+    check_kernel,
     check_matrix,
     check_positive,
     check_rng,
@@ -122,7 +123,9 @@ def whitened_features(G: Any, rtol: float | None = None) -> np.ndarray:
     d, V = np.linalg.eigh(G)
     keep = d > rtol * max(d[-1], 0.0)
     if not np.any(keep):
-        raise ValueError("G must have at least one positive eigenvalue; got none above the cut-off")
+        raise ValueError(
+            f"G must have at least one positive eigenvalue; its largest is {d[-1]!r}"
+        )
     return V[:, keep] * np.sqrt(d[keep])
 
 
@@ -226,11 +229,13 @@ def fit_expansion(kernel: Any, X: Any, y: Any, lam: float, *, extra_centres: Any
     -------
     ExpansionFit
     """
+    kernel = check_kernel(kernel)
     X = check_matrix(X, "X")
     y = check_vector(y, "y")
     check_same_length(X, y)
     lam = check_positive(lam, "lam")
     eps = check_positive(eps, "eps")
+    tol = check_positive(tol, "tol")
     max_iter = check_int(max_iter, "max_iter")
     C = X
     if extra_centres is not None:
@@ -324,7 +329,10 @@ def interpolation_gaps(K: Any, K_test: Any, y: Any, lams: Any) -> tuple[np.ndarr
         raise ValueError(f"K_test must have {K.shape[0]} columns like K; got {Kt.shape[1]}")
     lams = np.atleast_1d(np.asarray(lams, dtype=float))
     if lams.ndim != 1 or np.any(~np.isfinite(lams)) or np.any(lams <= 0):
-        raise ValueError("lams must be a 1-D array of finite penalties > 0")
+        raise ValueError(
+            f"lams must be a 1-D array of finite penalties > 0; got shape {lams.shape} "
+            f"with values in [{float(np.min(lams))!r}, {float(np.max(lams))!r}]"
+        )
     d, U = np.linalg.eigh(K)
     if d[0] <= 0:
         raise ValueError(f"K must be positive definite; its smallest eigenvalue is {d[0]!r}")
@@ -451,7 +459,9 @@ def linear_smoothing_spline(x: Any, y: Any, lam: float) -> np.ndarray:
     order = np.argsort(x)
     h = np.diff(x[order])
     if np.any(h <= 0):
-        raise ValueError("x must contain distinct values")
+        raise ValueError(
+            f"x must contain distinct values; got {int(np.sum(h <= 0))} repeated value(s)"
+        )
     w = lam / h
     diag = np.ones(len(x))
     diag[:-1] += w
@@ -542,6 +552,7 @@ def gp_posterior(kernel: Any, X: Any, y: Any, X_test: Any, noise_var: float, *,
         Pointwise posterior variance (clipped at 0).
     samples : ndarray of shape (n_samples, m)
     """
+    kernel = check_kernel(kernel)
     X = check_matrix(X, "X")
     T = check_matrix(X_test, "X_test")
     y = check_vector(y, "y")
