@@ -525,7 +525,9 @@ def cv_table(X: Any, y: Any, kernel_factory: Callable[[float], Any], ells: Any,
 @_one_blas_thread
 def smoothness_experiment(seed: Any, *, n: int = 40, noise: float = 0.1,
                           ells: Any = None, lams: Any = None, folds: int = 5,
-                          n_test: int = 1000) -> dict[str, Any]:
+                          n_test: int = 1000,
+                          kernel_factories: dict[str, Callable[[float], Any]] | None = None,
+                          ) -> dict[str, Any]:
     r"""One run of the smoothness-matching experiment.
 
     For each target (``sin(4 pi x)``, then the square wave) a fresh training set
@@ -548,13 +550,16 @@ def smoothness_experiment(seed: Any, *, n: int = 40, noise: float = 0.1,
         Penalties on the sum of squared errors (the book's scaling).
     folds : int, default 5
     n_test : int, default 1000
+    kernel_factories : dict, optional
+        Kernels to compare, name -> factory of the length scale; default
+        :data:`SMOOTHNESS_KERNELS` (exponential, Matern-5/2, Gaussian).
 
     Returns
     -------
     dict with keys
-        ``"mse"`` (2, 3) test MSEs (rows: targets, columns: kernels);
-        ``"ell"``, ``"lam"`` (2, 3) chosen hyper-parameters; ``"cv"`` (2, 3, E, L) CV tables;
-        ``"x_test"`` (n_test,), ``"fits"`` (2, 3, n_test) fitted curves;
+        ``"mse"`` (2, k) test MSEs (rows: targets, columns: the k kernels);
+        ``"ell"``, ``"lam"`` (2, k) chosen hyper-parameters; ``"cv"`` (2, k, E, L) CV tables;
+        ``"x_test"`` (n_test,), ``"fits"`` (2, k, n_test) fitted curves;
         ``"X"``, ``"y"`` lists of the two training sets; ``"targets"``, ``"kernels"`` names.
     """
     n = check_int(n, "n", minimum=max(2, folds if isinstance(folds, int) else 2))
@@ -562,9 +567,12 @@ def smoothness_experiment(seed: Any, *, n: int = 40, noise: float = 0.1,
     n_test = check_int(n_test, "n_test", minimum=2)
     ells = np.logspace(-2, 0, 15) if ells is None else check_vector(ells, "ells")
     lams = np.logspace(-8, 0, 17) if lams is None else check_vector(lams, "lams")
+    factories = SMOOTHNESS_KERNELS if kernel_factories is None else dict(kernel_factories)
+    if not factories or not all(callable(f) for f in factories.values()):
+        raise ValueError("kernel_factories must be a non-empty dict of name -> callable(ell)")
     rng = check_rng(seed)
     x_test = np.linspace(0.0, 1.0, n_test)
-    shape = (len(TARGETS), len(SMOOTHNESS_KERNELS))
+    shape = (len(TARGETS), len(factories))
     mse, ell_hat, lam_hat = np.empty(shape), np.empty(shape), np.empty(shape)
     fits = np.empty(shape + (n_test,))
     cvs = np.empty(shape + (ells.shape[0], lams.shape[0]))
@@ -575,7 +583,7 @@ def smoothness_experiment(seed: Any, *, n: int = 40, noise: float = 0.1,
         Xs.append(X)
         ys.append(y)
         truth = target(x_test)
-        for b, factory in enumerate(SMOOTHNESS_KERNELS.values()):
+        for b, factory in enumerate(factories.values()):
             cv = cv_table(X, y, factory, ells, lams, folds)
             i, j = np.unravel_index(np.argmin(cv), cv.shape)
             k = factory(float(ells[i]))
@@ -585,7 +593,7 @@ def smoothness_experiment(seed: Any, *, n: int = 40, noise: float = 0.1,
             ell_hat[a, b], lam_hat[a, b], cvs[a, b] = ells[i], lams[j], cv
     return {"mse": mse, "ell": ell_hat, "lam": lam_hat, "cv": cvs, "x_test": x_test,
             "fits": fits, "X": Xs, "y": ys, "targets": list(TARGETS),
-            "kernels": list(SMOOTHNESS_KERNELS)}
+            "kernels": list(factories)}
 
 
 @_one_blas_thread
