@@ -167,8 +167,8 @@ def check_rademacher(rad: Any, X: Any, Lambda: float) -> None:
     if np.isclose(r, ref * m, rtol=0.05):
         raise AssertionError("rad is m times too large: the complexity averages over the m points")
     if np.isclose(r, Lambda**2 / m**2 * np.trace(K), rtol=0.05):
-        raise AssertionError("rad looks like E[sigma'K sigma] scaled: take the square root of "
-                             "sigma'K sigma for each sign vector before averaging")
+        raise AssertionError("rad looks like E[s'Ks] scaled: take the square root of "
+                             "s'Ks for each sign vector before averaging")
     if not (trace_bound / np.sqrt(2) <= r <= trace_bound):
         raise AssertionError("rad lies outside [Lambda sqrt(Tr K)/(m sqrt 2), Lambda sqrt(Tr K)/m], "
                              "the range the chapter's inequalities allow")
