@@ -1,0 +1,215 @@
+"""Tests for the chapter-9 exercise checkers (kmlib.exercises.ch09).
+
+Each checker must accept the right answer (computed here by an independent
+route: a closed form, kmlib.large_scale, features.Nystroem, kmlib.ridge), reject
+the typical wrong answers with a message that diagnoses the mistake without
+revealing the reference value, and reject ``None``.  The last test runs the
+exercise notebook as written (every check passes) and with every solution
+replaced by ``None`` stubs (every check fails).
+"""
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import _exercise_cells as notebook
+from kmlib import features, kernels, ridge
+from kmlib import large_scale as ls
+from kmlib.exercises import ch09
+
+pytestmark = pytest.mark.filterwarnings("error")
+
+NOTEBOOK = Path(__file__).resolve().parents[1] / "exercises" / "09_large_scale.md"
+
+
+def _no_number_leak(message: str, *values: float) -> None:
+    """The failure message must not print the reference value (to 3 significant digits)."""
+    for v in values:
+        for fmt in (".3g", ".4f", ".5f", ".3f", ".2f", "d"):
+            try:
+                text = format(int(v) if fmt == "d" else v, fmt)
+            except (ValueError, TypeError):
+                continue
+            assert text not in message or len(text) < 3, (text, message)
+
+
+# --------------------------------------------------------------------------- #
+# RFF variances for the Laplacian kernel
+# --------------------------------------------------------------------------- #
+K_LAP = math.exp(-0.4 / 0.5)
+PAIR, PHASE = (1 - K_LAP**2) / 50, (1 - K_LAP**2 / 2) / 25
+
+
+def test_rff_variances_accept_closed_form(capsys):
+    """Reference in the checker: quadrature against the Cauchy density; here the closed form."""
+    ch09.check_rff_variances(PAIR, PHASE, 0.4, 0.5, 25)
+    assert capsys.readouterr().out.startswith("Correct:")
+
+
+def test_rff_variances_closed_form_matches_monte_carlo():
+    """Monte Carlo with the Cauchy spectral law, within 4 s.e., for the pair variance."""
+    w = ls.spectral_sample("laplacian", 400_000, length_scale=0.5, seed=1)
+    c = np.cos(0.4 * w)
+    assert abs(c.var() - PAIR * 25) <= 4 * np.std((c - c.mean()) ** 2) / math.sqrt(c.size)
+
+
+@pytest.mark.parametrize("answer,match", [
+    (((1 - K_LAP**2) ** 2 / 50, (1 + K_LAP**4 / 2 - K_LAP**2) / 25), "Gaussian kernel only"),
+    ((PHASE, PAIR), "swapped"),
+    ((PAIR * 25, PHASE), "single term"),
+    ((PAIR * 1.3, PHASE), "does not match"),
+    ((None, PHASE), "is None"),
+])
+def test_rff_variances_reject_mistakes(answer, match):
+    with pytest.raises(AssertionError, match=match) as err:
+        ch09.check_rff_variances(*answer, 0.4, 0.5, 25)
+    _no_number_leak(str(err.value), PAIR, PHASE)
+
+
+# --------------------------------------------------------------------------- #
+# positive random features
+# --------------------------------------------------------------------------- #
+X1, X2 = np.array([0.2, -0.1, 0.3]), np.array([0.1, 0.4, -0.2])
+MEAN = math.exp(X1 @ X2)
+VAR = ls.softmax_prf_variance(X1, X2, 50)
+
+
+def test_prf_accepts_closed_form(capsys):
+    """Reference: ls.softmax_prf_variance (itself tested against Monte Carlo)."""
+    ch09.check_prf_variance(MEAN, VAR, X1, X2, 50)
+    assert "Correct:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("answer,match", [
+    ((MEAN, VAR * 50), "divide by D"),
+    ((MEAN, math.exp(2 * X1 @ X2) * math.exp(np.sum((X1 + X2) ** 2)) / 50), "subtract the squared mean"),
+    ((math.exp(0.5 * np.sum((X1 + X2) ** 2)), VAR), "omits the factor"),
+    ((MEAN, VAR * 2), "does not match"),
+    ((MEAN, None), "is None"),
+])
+def test_prf_rejects_mistakes(answer, match):
+    with pytest.raises(AssertionError, match=match) as err:
+        ch09.check_prf_variance(*answer, X1, X2, 50)
+    _no_number_leak(str(err.value), VAR)
+
+
+# --------------------------------------------------------------------------- #
+# Nystrom
+# --------------------------------------------------------------------------- #
+X40 = np.random.default_rng(9).standard_normal((40, 2))
+ANCH = np.array([0, 5, 12, 12, 27, 33, 5])
+
+
+def test_nystroem_accepts_kmlib_and_features_route(capsys):
+    """Second algorithm: features.Nystroem on the distinct anchors (same span)."""
+    ch09.check_nystroem(ls.nystroem_gram(kernels.gaussian(1.0)(X40), ANCH), X40, ANCH, 1.0)
+    assert "Correct:" in capsys.readouterr().out
+    nys = features.Nystroem(kernels.gaussian(1.0), 5, seed=0).fit(X40[np.unique(ANCH)])
+    P = nys._gram(X40, nys.components_) @ nys.normalization_
+    ch09.check_nystroem(P @ P.T, X40, ANCH, 1.0)
+
+
+def test_nystroem_rejects_mistakes():
+    K = kernels.gaussian(1.0)(X40)
+    C = K[:, ANCH]
+    with pytest.raises(AssertionError, match="anchor columns"):
+        ch09.check_nystroem(C @ C.T, X40, ANCH, 1.0)               # forgot K_mm^+
+    with pytest.raises(AssertionError, match="shape"):
+        ch09.check_nystroem(C, X40, ANCH, 1.0)
+    with pytest.raises(AssertionError, match="is None"):
+        ch09.check_nystroem(None, X40, ANCH, 1.0)
+    wrong = ls.nystroem_gram(K, ANCH).copy()
+    rest = np.setdiff1d(np.arange(40), ANCH)
+    wrong[np.ix_(rest, rest)] = K[np.ix_(rest, rest)] * 0.5 + wrong[np.ix_(rest, rest)] * 0.5
+    with pytest.raises(AssertionError):
+        ch09.check_nystroem(wrong, X40, ANCH, 1.0)
+
+
+# --------------------------------------------------------------------------- #
+# choosing D
+# --------------------------------------------------------------------------- #
+LOGT = math.log(2 * 1000**2 / 0.01)
+D_OK, EPS_OK, DPH_OK = math.ceil(2 / 0.05**2 * LOGT), math.sqrt(2 * LOGT / 5000), math.ceil(8 / 0.05**2 * LOGT)
+
+
+def test_choose_D_accepts_formula(capsys):
+    """Reference in the checker: bisection on the inequality; here the closed form."""
+    ch09.check_choose_D(D_OK, EPS_OK, DPH_OK, 1000, 0.05, 0.01, 5000)
+    assert "Correct:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("answer,match", [
+    ((math.ceil(2 / 0.05**2 * math.log(2 * 1000 / 0.01)), EPS_OK, DPH_OK), "n\\^2 pairs"),
+    ((D_OK - 1, EPS_OK, DPH_OK), "round the bound up"),
+    ((2 / 0.05**2 * LOGT, EPS_OK, DPH_OK), "integer"),
+    ((D_OK, 2 * EPS_OK, DPH_OK), "eps_guaranteed"),
+    ((D_OK, EPS_OK, D_OK), "range over \\[-2, 2\\]"),
+    ((D_OK, EPS_OK, 2 * D_OK), "range 4"),
+    ((None, EPS_OK, DPH_OK), "is None"),
+])
+def test_choose_D_rejects_mistakes(answer, match):
+    with pytest.raises(AssertionError, match=match) as err:
+        ch09.check_choose_D(*answer, 1000, 0.05, 0.01, 5000)
+    assert str(D_OK) not in str(err.value) and str(DPH_OK) not in str(err.value)
+
+
+# --------------------------------------------------------------------------- #
+# streaming ridge
+# --------------------------------------------------------------------------- #
+ARGS = dict(n=20_000, d=5, block_size=4000, seed=3, sigma=2.0, n_features=50, rff_seed=0, lam=1.0)
+
+
+@pytest.fixture(scope="module")
+def stream_data():
+    blocks = list(ls.regression_blocks(20_000, 5, block_size=4000, seed=3))
+    rff = features.RandomFourierFeatures(2.0, 50, seed=0).fit(blocks[0][0])
+    return blocks, rff
+
+
+def test_streaming_accepts_streaming_ridge_estimator(capsys):
+    """Second algorithm: ls.StreamingRFFRidge (dsyrk accumulation); the checker uses an SVD."""
+    model = ls.StreamingRFFRidge(2.0, 50, 1.0, seed=0).fit_blocks(
+        ls.regression_blocks(20_000, 5, block_size=4000, seed=3))
+    ch09.check_streaming_coef(model.coef_, **ARGS)
+    assert "Correct:" in capsys.readouterr().out
+
+
+def test_streaming_rejects_mistakes(stream_data):
+    blocks, rff = stream_data
+    Z = np.vstack([rff.transform(b[0]) for b in blocks])
+    y = np.concatenate([b[1] for b in blocks])
+    last = ridge.ridge(rff.transform(blocks[-1][0]), blocks[-1][1], 1.0)
+    with pytest.raises(AssertionError, match="last block only"):
+        ch09.check_streaming_coef(last, **ARGS)
+    with pytest.raises(AssertionError, match="n \\* lam"):
+        ch09.check_streaming_coef(ridge.ridge(Z, y, 20_000.0), **ARGS)
+    per_block = []                                      # new frequencies in every block
+    G, b = np.zeros((100, 100)), np.zeros(100)
+    for i, (Xb, yb) in enumerate(blocks):
+        Zb = features.RandomFourierFeatures(2.0, 50, seed=i).fit_transform(Xb)
+        G += Zb.T @ Zb
+        b += Zb.T @ yb
+    per_block = np.linalg.solve(G + np.eye(100), b)
+    with pytest.raises(AssertionError, match="draw the frequencies once"):
+        ch09.check_streaming_coef(per_block, **ARGS)
+    with pytest.raises(AssertionError, match="is None"):
+        ch09.check_streaming_coef(None, **ARGS)
+    with pytest.raises(AssertionError, match="shape"):
+        ch09.check_streaming_coef(np.zeros(50), **ARGS)
+
+
+# --------------------------------------------------------------------------- #
+# the notebook: solutions pass, None stubs fail every check
+# --------------------------------------------------------------------------- #
+def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys):
+    """Solution notebook: all checks print Correct. Student stubs (None): every check fails."""
+    cells = notebook.code_cells(NOTEBOOK)
+    checks = notebook.check_sources(cells)
+    assert len(checks) == 5
+    notebook.run_with_solutions(cells)
+    assert len(re.findall(r"^Correct:", capsys.readouterr().out, flags=re.M)) == 5
+    notebook.assert_checks_fail_with_none_stubs(cells)
