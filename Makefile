@@ -15,7 +15,7 @@ BIN    := $(VENV)/bin
 SOLUTIONS ?= show
 JB_FLAGS := -W -n --keep-going
 
-.PHONY: book book-hidden test lab notebooks exercises bench clean check-site distclean
+.PHONY: book book-hidden test lab notebooks exercises bench clean check-site check-downloads distclean
 
 $(BIN)/python:
 	@echo "== creating the virtual environment $(VENV)"
@@ -62,8 +62,14 @@ notebooks: book
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest --nbval-lax --nbval-current-env -q -rs
 
+# The site checks need `make book` and `make book-hidden` first (and Chromium for the browser
+# checks: apt-get install chromium); without them those tests are skipped, with the reason.
 check-site: $(VENV)/.installed-test
-	$(BIN)/python -m pytest tests/test_site.py -q -rs
+	$(BIN)/python -m pytest tests/test_site.py tests/test_hidden_site.py -q -rs
+
+# Slow: installs the downloads of the run-locally page in a fresh venv and runs every notebook.
+check-downloads: $(VENV)/.installed-test
+	KMBOOK_RUN_LOCALLY=1 $(BIN)/python -m pytest tests/test_run_locally.py -q -rs
 
 exercises: $(VENV)/.installed-book
 	$(BIN)/python scripts/make_exercises.py --out _build/exercises

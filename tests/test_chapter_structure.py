@@ -119,3 +119,12 @@ def test_saving_from_jupyter_does_not_rewrite_the_source(path):
         diff = difflib.unified_diff(text.splitlines(), again.splitlines(), lineterm="", n=0)
         shown = "\n".join(list(diff)[:20])
         pytest.fail(f"{path.name}: the round trip changes the file:\n{shown}")
+
+
+@pytest.mark.parametrize("path", myst_notebooks("exercises"), ids=_ids)
+def test_check_outputs_are_folded(path):
+    """A check prints "Correct: ..." next to the folded solution: fold its output too."""
+    unfolded = [c.source.splitlines()[0] for c in read(path).cells
+                if c.cell_type == "code" and "check" in c.metadata.get("tags", [])
+                and "hide-output" not in c.metadata.get("tags", [])]
+    assert not unfolded, f"{path.name}: check cells without the hide-output tag: {unfolded}"
