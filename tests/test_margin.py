@@ -219,3 +219,21 @@ def test_validation_messages():
         margin.hard_margin(np.ones((2, 2)), [0, 1])
     with pytest.raises(ValueError, match="length 3"):
         margin.dual_objective(np.eye(3), [1, -1, 1], [1.0, 2.0])
+
+
+def test_decision_grid_matches_decision_function(moons):
+    """Second route: the grid values equal decision_function at the grid corners."""
+    X, y, _ = moons
+    model = svm.KernelSVM(kernels.gaussian(1.0), C=1.0).fit(X, y)
+    xx, yy, F = margin.decision_grid(model, X, n_grid=7, pad=0.1)
+    corners = np.array([[xx[0, 0], yy[0, 0]], [xx[-1, -1], yy[-1, -1]]])
+    assert np.allclose([F[0, 0], F[-1, -1]], model.decision_function(corners))
+    assert xx[0, 0] == pytest.approx(X[:, 0].min() - 0.1)
+
+
+def test_geometric_margin_validation():
+    X = np.eye(2)
+    with pytest.raises(ValueError, match="zero vector"):
+        margin.geometric_margin(X, [1, -1], [0.0, 0.0])
+    with pytest.raises(ValueError, match="length 2"):
+        margin.geometric_margin(X, [1, -1], [1.0, 0.0, 0.0])
