@@ -1,9 +1,9 @@
 """Rates of convergence for kernel ridge regression.
 
-This module serves the chapter "Kernel ridge regression: the risk bound, Mercer spectra
-and the rate (sigma^2/n)^{2/3}".  It holds the computations of that chapter that
-are too long for a notebook cell; the exact risk and the two bounds of the MSPE
-theorem live in :mod:`kmlib.theory`.
+This module serves the chapter "How fast does kernel ridge regression learn?" (the
+risk bound, Mercer spectra and the rate (sigma^2/n)^{2/3}).  It holds the computations
+of that chapter that are too long for a notebook cell; the exact risk and the two
+bounds of the MSPE theorem live in :mod:`kmlib.theory`.
 
 Convention (the book's): KRR minimises ``sum_i (Y_i - f(x_i))**2 + lam * ||f||_H**2``,
 so the fitted values at the design are ``K (K + lam I)^{-1} Y``; the rescaled penalty
@@ -25,9 +25,9 @@ is ``gamma = lam / n`` and ``mu_hat_i = d_i / n`` are the eigenvalues of ``K / n
 """
 from __future__ import annotations
 
-import contextlib
 import functools
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from scipy import linalg, special
@@ -44,21 +44,21 @@ from ._validation import (
 )
 
 __all__ = [
-    "mspe_monte_carlo",
-    "brownian_precision",
-    "sobolev_mspe",
-    "rate_lambda",
-    "rate_study",
-    "loglog_slope_se",
-    "power_min_sum",
-    "sobolev_sum_bound",
-    "design_min_sums",
-    "grid_min_eigenvalues",
-    "cv_table",
     "SMOOTHNESS_KERNELS",
     "TARGETS",
+    "brownian_precision",
+    "cv_table",
+    "design_min_sums",
+    "grid_min_eigenvalues",
+    "loglog_slope_se",
+    "mspe_monte_carlo",
+    "power_min_sum",
+    "rate_lambda",
+    "rate_study",
     "smoothness_experiment",
     "smoothness_repeat",
+    "sobolev_mspe",
+    "sobolev_sum_bound",
 ]
 
 
@@ -68,15 +68,24 @@ except ImportError:  # pragma: no cover
     _threadpool_limits = None
 
 
+_LIMITED = False     # True while an outer call already holds the one-thread limit
+
+
 def _one_blas_thread(func: Callable[..., Any]) -> Callable[..., Any]:
     """Run ``func`` with one BLAS thread: its many small factorisations gain nothing from
-    threading and lose a factor of ten or more to thread spinning on a busy machine."""
+    threading and lose a factor of ten or more to thread spinning on a busy machine.
+    Nested calls reuse the outer limit (setting one costs milliseconds)."""
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        ctx: Any = (contextlib.nullcontext() if _threadpool_limits is None
-                    else _threadpool_limits(limits=1, user_api="blas"))
-        with ctx:
+        global _LIMITED
+        if _LIMITED or _threadpool_limits is None:
             return func(*args, **kwargs)
+        with _threadpool_limits(limits=1, user_api="blas"):
+            _LIMITED = True
+            try:
+                return func(*args, **kwargs)
+            finally:
+                _LIMITED = False
     return wrapper
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy import linalg
 from sklearn.kernel_ridge import KernelRidge
 
 from kmlib import kernels, rates

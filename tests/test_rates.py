@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import linalg
 
-from kmlib import kernels, model_selection, rates, theory
+from kmlib import model_selection, rates, theory
 
 
 def _design(n, seed):
@@ -85,9 +85,9 @@ def test_power_min_sum_large_gamma_is_the_trace():
     assert rates.power_min_sum(1e9, 1 / np.pi**2, 2, 0.5) == pytest.approx(0.5, rel=1e-12)
 
 
-@pytest.mark.parametrize("bad", [dict(p=1.0), dict(c=-1.0), dict(shift=1.0)])
+@pytest.mark.parametrize("bad", [{"p": 1.0}, {"c": -1.0}, {"shift": 1.0}])
 def test_power_min_sum_validates(bad):
-    kw = dict(c=1.0, p=2.0, shift=0.0) | bad
+    kw = {"c": 1.0, "p": 2.0, "shift": 0.0} | bad
     with pytest.raises(ValueError):
         rates.power_min_sum(0.1, **kw)
 

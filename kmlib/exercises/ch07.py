@@ -10,7 +10,8 @@ that does not print the reference value; a right one prints a line starting ``Co
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from scipy import linalg
@@ -19,10 +20,10 @@ from .. import kernels, rates
 from ._answers import answer_array, answer_scalar
 
 __all__ = [
-    "check_representer",
     "check_bias",
     "check_rate_bound",
     "check_rate_slope",
+    "check_representer",
     "check_smoothness_mse",
 ]
 
