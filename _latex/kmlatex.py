@@ -1,0 +1,60 @@
+"""LaTeX output of theorem boxes (sphinx-proof) for the PDF of the book.
+
+sphinx-proof looks up the page a theorem box belongs to through a ``docname``
+attribute that sphinx-jupyterbook-latex sets only on the sections of the root page.
+For every other page it finds none, so in the PDF each box gets the label
+``None:<label>`` (every ``{prf:ref}`` to it is a dead link) and an empty number
+("Definition (Linear model)" while the text refers to "Definition 1.1.1").
+
+The LaTeX writer itself knows the page it is writing (``curfilestack``), so the two
+visitors below take the page from there: the box is numbered as on the website and
+carries the label ``<page>:<label>`` that the cross-references point to. HTML output
+is left to sphinx-proof.
+"""
+
+from __future__ import annotations
+
+from sphinx.locale import get_translation
+from sphinx_proof.nodes import NODE_TYPES, unenumerable_node
+
+_ = get_translation("proof")
+
+_START = "\n\\begin{sphinxadmonition}{note}"
+_END = "\\end{sphinxadmonition}\n"
+
+
+def _last_index(body: list[str], item: str) -> int:
+    return len(body) - 1 - body[::-1].index(item)
+
+
+def _visit(self, node) -> None:
+    # \phantomsection\label{\detokenize{<page>:<label>}}: the target of {prf:ref}
+    self.body.append("\n" + self.hypertarget(node["label"], withdoc=True, anchor=True))
+    self.body.append(_START)
+
+
+def _number(self, node) -> str:
+    page = self.curfilestack[-1]
+    numbers = self.builder.env.toc_fignumbers.get(page, {})
+    return ".".join(map(str, numbers.get(node.get("type", ""), {}).get(node["ids"][0], ())))
+
+
+def _depart_enumerable(self, node) -> None:
+    title = _(node.get("type", "").title())
+    # the box title follows the opening brace that comes right after _START
+    self.body.insert(_last_index(self.body, _START) + 2, f"{title} {_number(self, node)}")
+    self.body.append(_END)
+
+
+def _depart_unenumerable(self, node) -> None:
+    title = _(node.get("type", "").title())
+    self.body.insert(_last_index(self.body, _START) + 2, title)
+    self.body.append(_END)
+
+
+def setup(app):
+    app.setup_extension("sphinx_proof")  # register after it, so these visitors win
+    for node in set(NODE_TYPES.values()):  # theorem, lemma, definition, ...
+        app.add_node(node, override=True, latex=(_visit, _depart_enumerable))
+    app.add_node(unenumerable_node, override=True, latex=(_visit, _depart_unenumerable))
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
