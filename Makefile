@@ -6,6 +6,9 @@
 #   make lab    open JupyterLab on _build/notebooks/ (works as root too)
 #   make exercises   write student and solution notebooks into _build/exercises/
 #   make bench  benchmark kmlib against scikit-learn (writes benchmarks/results.md)
+#   make pdf    the book as a PDF, _build/latex/book.pdf (needs TeX, see README; reuses the
+#               execution cache of make book; SOLUTIONS=hide: without solutions, into
+#               _build/hidden/_build/latex/book.pdf)
 #   make clean  remove build output and caches (keeps .venv)
 # Options: SOLUTIONS=hide builds the site without exercise solutions; it is the same
 # as make book-hidden, which builds it into its own folder _build/hidden/_build/html.
@@ -15,7 +18,7 @@ BIN    := $(VENV)/bin
 SOLUTIONS ?= show
 JB_FLAGS := -W -n --keep-going
 
-.PHONY: book book-hidden test lab notebooks exercises bench clean check-site check-downloads distclean
+.PHONY: book book-hidden test lab notebooks exercises bench clean check-site check-downloads distclean pdf tex
 
 $(BIN)/python:
 	@echo "== creating the virtual environment $(VENV)"
@@ -51,6 +54,26 @@ book-hidden: $(VENV)/.installed-book
 	@echo "== building the website without solutions into _build/hidden/_build/html"
 	$(BIN)/python scripts/hidden_site.py --out _build/hidden
 	$(BIN)/jupyter-book build $(JB_FLAGS) --path-output _build/hidden _build/hidden/src
+
+# The PDF: xelatex through sphinx-jupyterbook-latex, in the same _build/ as the website, so
+# notebooks that make book executed are taken from its cache, not run again.
+TEX_PACKAGES := texlive-xetex texlive-latex-extra texlive-fonts-recommended latexmk fonts-freefont-otf poppler-utils
+tex:
+	@command -v xelatex >/dev/null && command -v latexmk >/dev/null \
+	  && fc-list | grep -q FreeSerif \
+	  || { echo "make pdf needs TeX and the FreeFont fonts; on Debian/Ubuntu (as root):"; \
+	       echo "  apt-get install --no-install-recommends $(TEX_PACKAGES)"; exit 1; }
+
+ifeq ($(SOLUTIONS),hide)
+pdf: tex $(VENV)/.installed-book
+	@echo "== building the PDF without solutions into _build/hidden/_build/latex/book.pdf"
+	$(BIN)/python scripts/hidden_site.py --out _build/hidden
+	$(BIN)/jupyter-book build $(JB_FLAGS) --builder pdflatex --path-output _build/hidden _build/hidden/src
+else
+pdf: tex $(VENV)/.installed-book
+	@echo "== building the PDF into _build/latex/book.pdf"
+	$(BIN)/jupyter-book build $(JB_FLAGS) --builder pdflatex .
+endif
 
 notebooks: book
 	@echo "== plain notebooks into _build/notebooks"
