@@ -9,7 +9,10 @@ For every ``exercises/*.md`` (a MyST Markdown notebook) this writes
   code cell tagged ``solution`` becomes a stub that sets the names the solution
   assigned to ``None`` and raises ``NotImplementedError`` naming the exercise.
   Check cells (tag ``check``) are kept, so a student runs them against their own
-  answers.
+  answers; each starts with a comment giving its points (cell metadata ``points``,
+  1 when absent). *Hidden checks* (tags ``check`` and ``hidden-check``) are
+  lecturer-only: they are dropped from the student version and run only when
+  grading (``scripts/grade.py``).
 
 Usage: ``python scripts/make_exercises.py --out _build/exercises`` (``make exercises``).
 """
@@ -29,6 +32,28 @@ ROOT = Path(__file__).resolve().parents[1]
 FENCE_OPEN = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>solution-start|solution-end)\}\s*(?P<arg>\S*)")
 SOLUTION_TAG = "solution"
 CHECK_TAG = "check"
+HIDDEN_CHECK_TAG = "hidden-check"
+POINTS_KEY = "points"
+EXERCISE_LABEL = re.compile(r"^[`:]{3,}\{exercise(?:-start)?\}.*\n(?:\s*:[^\n]*\n)*?\s*:label:\s*(\S+)", re.M)
+
+
+def check_points(cell) -> float:
+    """The points of a check cell: its metadata ``points`` (a number >= 0), 1 when absent."""
+    points = cell.metadata.get(POINTS_KEY, 1)
+    if isinstance(points, bool) or not isinstance(points, (int, float)) or points < 0:
+        raise ValueError(f"check cell metadata `points` must be a number >= 0, got {points!r}")
+    return points
+
+
+def is_hidden_check(cell) -> bool:
+    """Whether ``cell`` is a lecturer-only check (never shown to students)."""
+    return cell.cell_type == "code" and HIDDEN_CHECK_TAG in cell.metadata.get("tags", [])
+
+
+def points_comment(points: float) -> str:
+    """The first line of a check cell in the student version, e.g. ``# Check: 2 points``."""
+    shown = f"{points:g}"
+    return f"# Check: {shown} point{'' if shown == '1' else 's'}"
 
 
 def assigned_names(source: str) -> list[str]:
@@ -104,7 +129,7 @@ def _strip_solution_prose(source: str, inside: bool) -> tuple[str, bool, str | N
 def exercise_labels(nb) -> list[str]:
     """Labels of the ``{exercise}`` directives in a notebook, in order."""
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-    return re.findall(r"^[`:]{3,}\{exercise(?:-start)?\}.*\n(?:\s*:[^\n]*\n)*?\s*:label:\s*(\S+)", text, re.M)
+    return EXERCISE_LABEL.findall(text)
 
 
 def student_version(nb):
@@ -115,6 +140,8 @@ def student_version(nb):
     label = "?"
     for cell in out.cells:
         tags = list(cell.metadata.get("tags", []))
+        if is_hidden_check(cell):
+            continue
         if cell.cell_type == "markdown":
             text, inside, new_label = _strip_solution_prose(cell.source, inside)
             label = new_label or label
@@ -127,6 +154,8 @@ def student_version(nb):
             cell.metadata["tags"] = [t for t in tags if t != SOLUTION_TAG] + ["student-answer"]
             cell.outputs = []
             cell.execution_count = None
+        elif cell.cell_type == "code" and CHECK_TAG in tags:
+            cell.source = points_comment(check_points(cell)) + "\n" + cell.source
         cells.append(cell)
     out.cells = cells
     return out

@@ -1,0 +1,2 @@
+"""Helpers of ``scripts/grade.py``: read a lecturer's sheet, run a submission in a sandbox,
+run the lecturer's checks on the answers it produced, and write the reports."""

@@ -1,0 +1,250 @@
+"""Grading students' notebooks (``scripts/grade.py``) on fabricated submissions.
+
+The submissions are made here from the notebooks ``scripts/make_exercises.py``
+generates: the solution notebook, the student stub and copies with one answer
+changed or one hostile cell added. The expected scores are not taken from the
+grader: they are the points written in the sheets' check-cell metadata, added up
+by hand in the constants below (the fixture sheet ``tests/data/grading/sheets/
+01_tiny.md`` states 2 + 1 (hidden) + 3 + 1 = 7; ``exercises/06_representer.md``
+2 + 1 (hidden) + 2 + 1 + 1 + 2 + 2 = 11).
+"""
+from __future__ import annotations
+
+import csv
+import os
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from _notebooks import ROOT
+
+sys.path.insert(0, str(ROOT / "scripts"))
+import grade  # noqa: E402
+import make_exercises  # noqa: E402
+from _grading import sandbox  # noqa: E402
+from _grading.sheet import load_sheet  # noqa: E402
+
+SHEETS = ROOT / "tests" / "data" / "grading" / "sheets"
+TINY = SHEETS / "01_tiny.md"
+TINY_POINTS = {"tiny-ex-area": 2 + 1, "tiny-ex-square": 3, "tiny-ex-evens": 1}
+TINY_MAX = 7
+REPRESENTER_MAX = 11
+LIMITS = sandbox.Limits(timeout=4, memory_mb=1024, grace=2)
+
+
+def _cell(source: str):
+    return nbformat.v4.new_code_cell(source)
+
+
+def _after(nb, marker: str, source: str, before: bool = False):
+    """A copy of ``nb`` with a code cell ``source`` next to the first cell containing ``marker``."""
+    nb = nbformat.from_dict(nb)
+    i = next(k for k, c in enumerate(nb.cells) if marker in c.source)
+    nb.cells.insert(i if before else i + 1, _cell(source))
+    return nb
+
+
+def _replace(nb, old: str, new: str):
+    nb = nbformat.from_dict(nb)
+    cell = next(c for c in nb.cells if c.cell_type == "code" and old in c.source)
+    cell.source = cell.source.replace(old, new)
+    return nb
+
+
+def _read_csv(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _totals(folder: Path) -> dict[str, float]:
+    return {r["student"]: float(r["total"]) for r in _read_csv(folder / "summary.csv")}
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """The tiny sheet's generated notebooks (solution, student) as nbformat objects."""
+    out = tmp_path_factory.mktemp("tiny")
+    generated = make_exercises.generate(out, [TINY, SHEETS / "02_other.md"])
+    solution, student = (nbformat.read(p, as_version=4) for p in generated[0])
+    other_student = nbformat.read(generated[1][1], as_version=4)
+    return solution, student, other_student
+
+
+@pytest.fixture(scope="module")
+def graded(tiny, tmp_path_factory):
+    """Grade a class of fabricated submissions of the tiny sheet twice (two folders)."""
+    solution, student, other = tiny
+    sentinel_dir = tmp_path_factory.mktemp("lecturer")
+    sentinel = sentinel_dir / "lecturer_file.txt"
+    sentinel.write_text("the lecturer's notes\n")
+    hostile_delete = (
+        "import os, shutil\n"
+        "for name in os.listdir('.'):\n"
+        "    shutil.rmtree(name, ignore_errors=True) if os.path.isdir(name) else os.remove(name)\n"
+        f"for path in [{str(sentinel)!r}]:\n"
+        "    try:\n"
+        "        os.remove(path)\n"
+        "    except OSError:\n"
+        "        pass\n"
+        f"open({str(sentinel_dir / 'planted.txt')!r}, 'w').write('x')\n"
+    )
+    submissions = {
+        "solution": solution,
+        "stub": student,
+        "wrong_square": _replace(solution, "return x * x", "return 2 * x"),
+        "crash_after_area": _after(solution, "Correct: the area", "import os\nos._exit(3)"),
+        "error_cell": _after(solution, "Correct: the area", "1 / 0"),
+        "hang_after_area": _after(solution, "Correct: the area", "while True:\n    pass"),
+        "hang_ignoring_alarm": _after(
+            solution, "Correct: the area",
+            "import signal, time\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+            "while True:\n    time.sleep(0.1)"),
+        "deleter": _after(solution, "import math", hostile_delete),
+        "printer": _after(solution, "import math", "print('x' * 30_000_000)"),
+        "memory_hog": _after(solution, "import math", "big = bytearray(4 * 2**30)"),
+        "string_area": _replace(solution, "area = math.pi * 1.0**2", "area = 'pi'"),
+    }
+    folders = []
+    for run in (1, 2):
+        folder = tmp_path_factory.mktemp(f"class{run}")
+        for name, nb in submissions.items():
+            nbformat.write(nb, folder / f"{name}.ipynb")
+        (folder / "not_a_notebook.ipynb").write_text("this is an essay, not a notebook\n")
+        (folder / "photo.jpg").write_bytes(b"\xff\xd8\xff\xe0 not text")
+        nbformat.write(other, folder / "other_sheet.ipynb")
+        grade.grade(folder, sheet_path=TINY, sheets_dir=SHEETS, limits=LIMITS)
+        folders.append(folder)
+    return folders, sentinel, sentinel_dir
+
+
+def test_sheet_points_and_hidden_checks_come_from_the_cell_metadata():
+    """Reference: the metadata written in the fixture sheet (2, hidden 1, 3, and 1 by default)."""
+    sheet = load_sheet(TINY)
+    assert [(c.exercise, c.points, c.hidden) for c in sheet.checks] == [
+        ("tiny-ex-area", 2, False), ("tiny-ex-area", 1, True),
+        ("tiny-ex-square", 3, False), ("tiny-ex-evens", 1, False)]
+    assert sheet.max_points == TINY_MAX
+    assert sheet.checks[2].names == ["square"]
+
+
+def test_student_version_drops_hidden_checks_and_shows_points(tiny):
+    """The student notebook has the three visible checks, each headed by its points."""
+    _, student, _ = tiny
+    checks = [c.source for c in student.cells if "check" in c.metadata.get("tags", [])]
+    assert [s.splitlines()[0] for s in checks] == [
+        "# Check: 2 points", "# Check: 3 points", "# Check: 1 point"]
+    text = "\n".join(c.source for c in student.cells)
+    assert "hidden-check" not in str(student) and "not a string that prints like one" not in text
+
+
+def test_student_version_of_real_sheets_drops_their_hidden_checks():
+    """The two sheets with hidden checks lose them; every visible check shows its points."""
+    import jupytext
+
+    for name in ("06_representer", "10_negative_definite"):
+        nb = jupytext.read(ROOT / "exercises" / f"{name}.md", fmt="md:myst")
+        hidden = [c.source for c in nb.cells if make_exercises.is_hidden_check(c)]
+        assert hidden, name
+        out = make_exercises.student_version(nb)
+        sources = [c.source for c in out.cells]
+        assert not any(h in s for h in hidden for s in sources), name
+        for cell in out.cells:
+            if "check" in cell.metadata.get("tags", []):
+                assert cell.source.startswith("# Check: "), (name, cell.source)
+
+
+def test_solution_scores_full_marks_and_stub_scores_zero(graded):
+    totals = _totals(graded[0][0])
+    assert totals["solution"] == TINY_MAX
+    assert totals["stub"] == 0
+
+
+def test_one_wrong_answer_loses_exactly_that_checks_points(graded):
+    """``square`` returns 2x: the 3-point check fails, everything else passes."""
+    rows = [r for r in _read_csv(graded[0][0] / "grades.csv") if r["student"] == "wrong_square"]
+    failed = [r for r in rows if r["passed"] == "no"]
+    assert [(r["exercise"], r["points"], r["max_points"]) for r in failed] == [("tiny-ex-square", "0", "3")]
+    assert "not x * x" in failed[0]["message"]
+    assert _totals(graded[0][0])["wrong_square"] == TINY_MAX - 3
+
+
+def test_crashing_and_hanging_notebooks_keep_what_they_earned(graded):
+    """Stopped right after the area check: exactly the area's 2 + 1 points."""
+    totals = _totals(graded[0][0])
+    for name in ("crash_after_area", "hang_after_area", "hang_ignoring_alarm"):
+        assert totals[name] == TINY_POINTS["tiny-ex-area"], name
+    assert totals["error_cell"] == TINY_MAX  # an error in one cell does not stop the others
+    page = (graded[0][0] / "feedback" / "hang_after_area.html").read_text()
+    assert "did not finish within 4 s" in page
+
+
+def test_hostile_notebooks_cannot_touch_other_files_or_grades(graded):
+    folders, sentinel, sentinel_dir = graded
+    totals = _totals(folders[0])
+    assert totals["deleter"] == TINY_MAX  # deleting its own working folder costs nothing
+    assert totals["printer"] == TINY_MAX
+    assert totals["memory_hog"] == TINY_MAX  # the allocation fails, the rest runs
+    if os.geteuid() == 0:  # the notebooks ran as `nobody`: the lecturer's files are read-only
+        assert sentinel.read_text() == "the lecturer's notes\n"
+        assert not (sentinel_dir / "planted.txt").exists()
+    page = (folders[0] / "feedback" / "memory_hog.html").read_text()
+    assert "MemoryError" in page
+
+
+def test_hidden_check_counts_but_its_feedback_shows_only_pass_or_fail(graded):
+    """``area = 'pi'`` fails both area checks; the hidden one's message and code stay hidden."""
+    folder = graded[0][0]
+    rows = [r for r in _read_csv(folder / "grades.csv") if r["student"] == "string_area"]
+    assert [r["passed"] for r in rows] == ["no", "no", "yes", "yes"]
+    page = (folder / "feedback" / "string_area.html").read_text()
+    assert "area is a float, not a string" in page  # the hidden check's name (its comment)
+    assert "isinstance" not in page and "is not a float" not in page
+    assert "TypeError: unsupported operand" in page  # a visible check's message is shown
+
+
+def test_non_notebooks_and_other_sheets_get_one_row_saying_so(graded):
+    rows = _read_csv(graded[0][0] / "grades.csv")
+    by_student = {}
+    for r in rows:
+        by_student.setdefault(r["student"], []).append(r)
+    assert [r["message"] for r in by_student["not_a_notebook"]] == [
+        "not a Jupyter notebook (NotJSONError)"]
+    assert len(by_student["photo"]) == 1 and "not a Jupyter notebook" in by_student["photo"][0]["message"]
+    assert len(by_student["other_sheet"]) == 1
+    assert "02_other, not of the sheet graded here (01_tiny)" in by_student["other_sheet"][0]["message"]
+    assert len(by_student["solution"]) == 4  # one row per check, hidden included
+
+
+def test_two_runs_write_identical_csvs(graded):
+    first, second = graded[0]
+    for name in ("grades.csv", "summary.csv"):
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name
+    header = (first / "summary.csv").read_text(encoding="utf-8").splitlines()[0].split(",")
+    assert header == ["student", "sheet", "total", "max", *TINY_POINTS]
+
+
+def test_real_sheet_solution_stub_and_patched_checkers(tmp_path):
+    """Chapter 6's sheet: the solution earns 11, the stub 0, and a notebook that monkey-patches
+    ``kmlib.exercises.ch06`` (and numpy) while giving a wrong answer still fails that check."""
+    sheet = ROOT / "exercises" / "06_representer.md"
+    (sol_path, stu_path), = make_exercises.generate(tmp_path / "gen", [sheet])
+    solution = nbformat.read(sol_path, as_version=4)
+    patcher = _after(
+        _replace(solution, "fitted = K @ alpha", "fitted = K @ alpha + 1.0"),
+        "from kmlib.exercises import ch06",
+        "import numpy as np\nimport kmlib.exercises\nfrom kmlib.exercises import ch06\n"
+        "ch06.check_krr_fitted = lambda *a, **k: print('Correct: patched')\n"
+        "kmlib.exercises.ch06 = ch06\nnp.allclose = lambda *a, **k: True\n"
+        "check_krr_fitted = ch06.check_krr_fitted")
+    folder = tmp_path / "class"
+    folder.mkdir()
+    nbformat.write(solution, folder / "solution.ipynb")
+    nbformat.write(nbformat.read(stu_path, as_version=4), folder / "stub.ipynb")
+    nbformat.write(patcher, folder / "patcher.ipynb")
+    grade.grade(folder, limits=sandbox.Limits(timeout=120, memory_mb=2048, grace=5))
+    totals = _totals(folder)
+    assert totals == {"patcher": REPRESENTER_MAX - 2, "solution": REPRESENTER_MAX, "stub": 0}
+    rows = {(r["student"], r["check"]): r for r in _read_csv(folder / "grades.csv")}
+    assert rows[("patcher", "check_krr_fitted")]["passed"] == "no"
