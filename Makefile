@@ -5,6 +5,8 @@
 #                    into _build/notebooks/ (builds the book first)
 #   make lab    open JupyterLab on _build/notebooks/ (works as root too)
 #   make exercises   write student and solution notebooks into _build/exercises/
+#   make grade SUBMISSIONS=dir   grade the students' notebooks in dir (grades.csv,
+#                    summary.csv, feedback/); options SHEET=exercises/NN_x.md TIMEOUT=120
 #   make bench  benchmark kmlib against scikit-learn (writes benchmarks/results.md)
 #   make pdf    the book as a PDF, _build/latex/book.pdf (needs TeX, see README; reuses the
 #               execution cache of make book; SOLUTIONS=hide: without solutions, into
@@ -96,6 +98,13 @@ check-downloads: $(VENV)/.installed-test
 
 exercises: $(VENV)/.installed-book
 	$(BIN)/python scripts/make_exercises.py --out _build/exercises
+
+# Grade a folder of submitted notebooks (one per student); see scripts/grade.py.
+.PHONY: grade
+TIMEOUT ?= 120
+grade: $(VENV)/.installed-book
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=dir [SHEET=exercises/NN_name.md] [TIMEOUT=120]"; exit 2; }
+	$(BIN)/python scripts/grade.py "$(SUBMISSIONS)" --timeout $(TIMEOUT) $(if $(SHEET),--sheet "$(SHEET)",)
 
 lab: $(VENV)/.installed-lab
 	@test -d _build/notebooks || $(MAKE) notebooks
