@@ -1,4 +1,4 @@
-"""LaTeX output of theorem boxes (sphinx-proof) for the PDF of the book.
+"""LaTeX output of theorem boxes (sphinx-proof) and exercises for the PDF of the book.
 
 sphinx-proof looks up the page a theorem box belongs to through a ``docname``
 attribute that sphinx-jupyterbook-latex sets only on the sections of the root page.
@@ -10,11 +10,18 @@ The LaTeX writer itself knows the page it is writing (``curfilestack``), so the 
 visitors below take the page from there: the box is numbered as on the website and
 carries the label ``<page>:<label>`` that the cross-references point to. HTML output
 is left to sphinx-proof.
+
+sphinx-exercise labels a numbered exercise only ``exercise:<label>`` (what its own
+``{numref}`` uses), while a ``{ref}`` from a chapter points at ``<page>:<label>`` and
+prints "Exercise \\ref{...}". The exercise visitor below adds that label too, carrying
+the exercise's number, so such a reference reads "Exercise 5" and links to the box.
 """
 
 from __future__ import annotations
 
 from sphinx.locale import get_translation
+from sphinx_exercise.nodes import exercise_enumerable_node, visit_exercise_enumerable_node
+from sphinx_exercise.nodes import depart_exercise_enumerable_node
 from sphinx_proof.nodes import NODE_TYPES, unenumerable_node
 
 _ = get_translation("proof")
@@ -33,10 +40,11 @@ def _visit(self, node) -> None:
     self.body.append(_START)
 
 
-def _number(self, node) -> str:
+def _number(self, node, kind: str | None = None) -> str:
     page = self.curfilestack[-1]
     numbers = self.builder.env.toc_fignumbers.get(page, {})
-    return ".".join(map(str, numbers.get(node.get("type", ""), {}).get(node["ids"][0], ())))
+    kind = node.get("type", "") if kind is None else kind
+    return ".".join(map(str, numbers.get(kind, {}).get(node["ids"][0], ())))
 
 
 def _depart_enumerable(self, node) -> None:
@@ -52,8 +60,19 @@ def _depart_unenumerable(self, node) -> None:
     self.body.append(_END)
 
 
+def _visit_exercise(self, node) -> None:
+    # in a group: \ref to this label gives the exercise number, nothing else changes
+    number = _number(self, node, "exercise")
+    self.body.append("{\\phantomsection\\expandafter\\def\\csname @currentlabel\\endcsname"
+                     f"{{{number}}}" + self.hypertarget(node["label"], anchor=False) + "}")
+    visit_exercise_enumerable_node(self, node)
+
+
 def setup(app):
-    app.setup_extension("sphinx_proof")  # register after it, so these visitors win
+    app.setup_extension("sphinx_proof")  # register after them, so these visitors win
+    app.setup_extension("sphinx_exercise")
+    app.add_node(exercise_enumerable_node, override=True,
+                 latex=(_visit_exercise, depart_exercise_enumerable_node))
     for node in set(NODE_TYPES.values()):  # theorem, lemma, definition, ...
         app.add_node(node, override=True, latex=(_visit, _depart_enumerable))
     app.add_node(unenumerable_node, override=True, latex=(_visit, _depart_unenumerable))
