@@ -59,9 +59,9 @@ book-hidden: $(VENV)/.installed-book
 
 # The PDF: xelatex through sphinx-jupyterbook-latex, in the same _build/ as the website, so
 # notebooks that make book executed are taken from its cache, not run again.
-TEX_PACKAGES := texlive-xetex texlive-latex-extra texlive-fonts-recommended latexmk fonts-freefont-otf poppler-utils
+TEX_PACKAGES := texlive-xetex texlive-latex-extra texlive-fonts-recommended latexmk xindy fonts-freefont-otf poppler-utils
 tex:
-	@command -v xelatex >/dev/null && command -v latexmk >/dev/null \
+	@command -v xelatex >/dev/null && command -v latexmk >/dev/null && command -v xindy >/dev/null \
 	  && fc-list | grep -q FreeSerif \
 	  || { echo "make pdf needs TeX and the FreeFont fonts; on Debian/Ubuntu (as root):"; \
 	       echo "  apt-get install --no-install-recommends $(TEX_PACKAGES)"; exit 1; }
