@@ -15,6 +15,8 @@ sphinx-exercise labels a numbered exercise only ``exercise:<label>`` (what its o
 ``{numref}`` uses), while a ``{ref}`` from a chapter points at ``<page>:<label>`` and
 prints "Exercise \\ref{...}". The exercise visitor below adds that label too, carrying
 the exercise's number, so such a reference reads "Exercise 5" and links to the box.
+
+A proof is set as text ending in a square (environment ``kmproof`` of kmbook.sty).
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from __future__ import annotations
 from sphinx.locale import get_translation
 from sphinx_exercise.nodes import exercise_enumerable_node, visit_exercise_enumerable_node
 from sphinx_exercise.nodes import depart_exercise_enumerable_node
-from sphinx_proof.nodes import NODE_TYPES, unenumerable_node
+from docutils import nodes
+from sphinx_proof.nodes import NODE_TYPES, proof_node, unenumerable_node
 
 _ = get_translation("proof")
 
@@ -60,6 +63,16 @@ def _depart_unenumerable(self, node) -> None:
     self.body.append(_END)
 
 
+def _visit_proof(self, node) -> None:
+    # sphinx-proof wraps a proof in an untitled admonition, which LaTeX sets as a box
+    # with an empty title bar; a proof reads as text ("Proof. ...") closed by a square
+    self.body.append("\n\\begin{kmproof}\n")
+    for child in node.children[0].children:
+        child.walkabout(self)
+    self.body.append("\\end{kmproof}\n")
+    raise nodes.SkipNode
+
+
 def _visit_exercise(self, node) -> None:
     # in a group: \ref to this label gives the exercise number, nothing else changes
     number = _number(self, node, "exercise")
@@ -73,6 +86,7 @@ def setup(app):
     app.setup_extension("sphinx_exercise")
     app.add_node(exercise_enumerable_node, override=True,
                  latex=(_visit_exercise, depart_exercise_enumerable_node))
+    app.add_node(proof_node, override=True, latex=(_visit_proof, None))
     for node in set(NODE_TYPES.values()):  # theorem, lemma, definition, ...
         app.add_node(node, override=True, latex=(_visit, _depart_enumerable))
     app.add_node(unenumerable_node, override=True, latex=(_visit, _depart_unenumerable))
