@@ -104,8 +104,9 @@ def _rejected(student: str, sheet: Sheet, found: str, message: str) -> report.St
     return report.StudentResult(student, found, [row], notes=[message])
 
 
-def grade_one(student: str, nb, sheet: Sheet, limits: sandbox.Limits) -> report.StudentResult:
-    outcome = sandbox.grade_cells(student_steps(nb, sheet), sheet, limits)
+def grade_one(student: str, nb, sheet: Sheet, limits: sandbox.Limits,
+              server: sandbox.ChecksServer | None = None) -> report.StudentResult:
+    outcome = sandbox.grade_cells(student_steps(nb, sheet), sheet, limits, server)
     rows = []
     for check, result in zip(sheet.checks, outcome.results):
         passed = bool(result.get("passed"))
@@ -144,10 +145,14 @@ def grade(folder: Path, sheet_path: Path | None = None, sheets_dir: Path = ROOT 
             other = found[path].name if found[path] is not None else "no known sheet"
             return _rejected(student, target, found[path].name if found[path] else "",
                              f"a notebook of {other}, not of the sheet graded here ({target.name})")
-        return grade_one(student, nb, target, limits)
+        return grade_one(student, nb, target, limits, server)
 
-    with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
-        results = sorted(pool.map(one, files), key=lambda r: r.student)
+    server = sandbox.ChecksServer(target.imports)
+    try:
+        with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
+            results = sorted(pool.map(one, files), key=lambda r: r.student)
+    finally:
+        server.close()
     report.write_grades(folder / "grades.csv", results)
     report.write_summary(folder / "summary.csv", results, target.max_points, target.exercises)
     feedback = folder / "feedback"

@@ -1,7 +1,10 @@
 """Run the lecturer's checks on one student's saved answers (the trusted half).
 
-Usage: ``python -I run_checks.py < job.json > results.json``, started by
-``scripts/grade.py``. The job (on stdin) holds the check cells of the lecturer's
+Usage: ``python -I run_checks.py < job.json > results.json``, or ``--serve``: a server
+that imports the lecturer's modules once and then, for each job line on stdin, forks a
+child that takes the limits of a submission (``sandbox.Limits``), runs the checks and
+answers one line on stdout; forking from a warm process saves re-importing numpy,
+scipy and kmlib for every student. Started by ``scripts/grade.py``. The job (on stdin) holds the check cells of the lecturer's
 copy of the sheet, its import statements and the folder of answers written by
 ``run_student.py``. Each check runs in a fresh namespace: the sheet's imports
 (the lecturer's ``kmlib.exercises`` modules, imported here, never touched by the
@@ -14,9 +17,12 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import re
+import select
 import signal
 import sys
+import time
 from pathlib import Path
 
 ARRAY_FILE = re.compile(r"^a\d+\.npy$")
@@ -104,9 +110,8 @@ def run_check(check: dict, answers: dict, decode: Decoder, imports: str, seconds
     return {"passed": True, "message": (lines[-1] if lines else "passed")[:300]}
 
 
-def main() -> int:
-    job = json.load(sys.stdin)
-    real_stdout = sys.stdout
+def grade_job(job: dict) -> list[dict]:
+    """The result of every check of ``job`` on the answers in ``job["answers_dir"]``."""
 
     def on_alarm(signum, frame):
         raise CheckTimeout()
@@ -125,10 +130,76 @@ def main() -> int:
         seen = answers.get(str(i))
         results.append(run_check(check, seen if isinstance(seen, dict) else {}, decode,
                                  job["imports"], job["check_timeout"]))
-    real_stdout.write(json.dumps(results))
+    return results
+
+
+def main() -> int:
+    real_stdout = sys.stdout
+    real_stdout.write(json.dumps(grade_job(json.load(sys.stdin))))
     real_stdout.flush()
     return 0
 
 
+def _child(job: dict, write_fd: int) -> None:
+    """In the forked child: take the submission's limits, grade, send the results."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import sandbox
+
+    os.setsid()
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    os.chdir(job["cwd"])
+    limits = sandbox.Limits(**job["limits"])
+    sandbox._preexec(limits, job["wall"], sandbox._user_ids(limits))()
+    data = json.dumps(grade_job(job)).encode()
+    while data:
+        data = data[os.write(write_fd, data):]
+
+
+def _collect(pid: int, read_fd: int, wall: float) -> list | None:
+    """Read the child's answer until it closes its pipe or ``wall`` seconds pass."""
+    chunks, deadline = [], time.monotonic() + wall
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([read_fd], [], [], left)[0]:
+            break
+        chunk = os.read(read_fd, 1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(read_fd)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    try:
+        results = json.loads(b"".join(chunks).decode())
+    except ValueError:
+        return None
+    return results if isinstance(results, list) else None
+
+
+def serve() -> int:
+    """Import the sheet's modules once, then grade each job line in a forked child."""
+    out = sys.stdout
+    first = json.loads(sys.stdin.readline())
+    exec(first["imports"], {})  # numpy, scipy, kmlib.exercises.chNN: loaded before any fork
+    for line in sys.stdin:
+        job = json.loads(line)
+        read_fd, write_fd = os.pipe()
+        out.flush()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(read_fd)
+                _child(job, write_fd)
+            finally:
+                os._exit(0)
+        os.close(write_fd)
+        out.write(json.dumps(_collect(pid, read_fd, job["wall"])) + "\n")
+        out.flush()
+    return 0
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(serve() if sys.argv[1:] == ["--serve"] else main())

@@ -13,6 +13,8 @@ the whole process group is killed.
 The checks then run in a second fresh process (``run_checks.py``) that imports
 the lecturer's checkers and reads the answers as data, so a notebook that
 patches ``kmlib.exercises`` or reassigns ``check_...`` changes nothing there.
+With a :class:`ChecksServer` that process is forked, under the same limits, from
+one that imported the checkers once for the whole class.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -142,7 +145,43 @@ def _private_dir(ids) -> Path:
     return path
 
 
-def grade_cells(steps: list, sheet, limits: Limits) -> Outcome:
+class ChecksServer:
+    """``run_checks.py --serve`` for one sheet: its modules imported once, a fork per student."""
+
+    def __init__(self, imports: str):
+        self.home = Path(tempfile.mkdtemp(prefix="kmgrade-server-"))
+        self.proc = subprocess.Popen([sys.executable, "-I", str(HERE / "run_checks.py"), "--serve"],
+                                     cwd=self.home, env=_env(self.home), stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     start_new_session=True)
+        self.lock = threading.Lock()
+        self._send({"imports": imports})
+
+    def _send(self, message: dict) -> None:
+        self.proc.stdin.write((json.dumps(message) + "\n").encode())
+        self.proc.stdin.flush()
+
+    def run(self, job: dict) -> list | None:
+        with self.lock:
+            self._send(job)
+            line = self.proc.stdout.readline()
+        try:
+            return json.loads(line.decode())
+        except ValueError:
+            return None
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc.stdout.close()
+        shutil.rmtree(self.home, ignore_errors=True)
+
+
+def grade_cells(steps: list, sheet, limits: Limits, server: ChecksServer | None = None) -> Outcome:
     """Run a submission's ``steps`` under ``limits``; grade with ``sheet``'s checks.
 
     A step is ``["cell", [index, source]]`` or ``["checks", [i, ...]]``, the place where the
@@ -180,13 +219,17 @@ def grade_cells(steps: list, sheet, limits: Limits) -> Outcome:
         job = {"checks": [{"source": c.source, "names": c.names} for c in sheet.checks],
                "imports": sheet.imports, "answers_dir": str(answers_dir),
                "check_timeout": CHECKS_SECONDS}
-        out, killed = _run([sys.executable, "-I", str(HERE / "run_checks.py")], checks_dir, limits,
-                           CHECKS_SECONDS * len(sheet.checks) + GRACE_SECONDS, ids,
-                           stdin_data=json.dumps(job).encode())
-        try:
-            results = json.loads(out.decode()) if out else None
-        except ValueError:
-            results = None
+        wall = CHECKS_SECONDS * len(sheet.checks) + GRACE_SECONDS
+        if server is not None:
+            job.update(cwd=str(checks_dir), wall=wall, limits=limits.__dict__)
+            results = server.run(job)
+        else:
+            out, _ = _run([sys.executable, "-I", str(HERE / "run_checks.py")], checks_dir, limits,
+                          wall, ids, stdin_data=json.dumps(job).encode())
+            try:
+                results = json.loads(out.decode()) if out else None
+            except ValueError:
+                results = None
         if not isinstance(results, list) or len(results) != len(sheet.checks):
             results = [{"passed": False, "message": "the checks could not run on this notebook's "
                         "answers (the grading process failed)"} for _ in sheet.checks]
