@@ -5,7 +5,8 @@ take their kernel in the same two forms: a callable ``k(X, Y=None)`` returning
 a Gram matrix, or the string ``"precomputed"``, in which case :meth:`fit`
 receives the symmetric training Gram matrix (n, n) and the prediction methods
 receive the cross Gram matrix (m, n_train) between test and training points.
-Both also need labels in {-1, 1} with both classes present.  This private
+Both accept any two class labels (numbers or strings), coded internally as
+-1 for ``classes_[0]`` and +1 for ``classes_[1]``, as scikit-learn does.  This private
 module holds those checks and the (checked) kernel evaluations, so that each
 estimator keeps only its own algorithm.
 """
@@ -16,9 +17,9 @@ from typing import Any
 import numpy as np
 
 from ._validation import (
+    check_binary_labels,
     check_int,
     check_kernel,
-    check_labels,
     check_matrix,
     check_positive,
     check_same_length,
@@ -141,8 +142,8 @@ def gram(kernel: Any, X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
     return G
 
 
-def fit_inputs(kernel: Any, X: Any, y: Any, *, need_gram: bool,
-               one_class_why: str = "") -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray]:
+def fit_inputs(kernel: Any, X: Any, y: Any, *, need_gram: bool, one_class_why: str = ""
+               ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray, np.ndarray]:
     """Check the training data of a kernel classifier and, if asked, form its Gram matrix.
 
     Parameters
@@ -152,12 +153,12 @@ def fit_inputs(kernel: Any, X: Any, y: Any, *, need_gram: bool,
     X : array of shape (n, d), or (n, n) symmetric Gram matrix if ``kernel="precomputed"``
         Training inputs.
     y : array of shape (n,)
-        Labels, each -1 or 1, both present.
+        Labels: exactly two distinct values (numbers or strings).
     need_gram : bool
         With a callable kernel, whether to evaluate the Gram matrix ``kernel(X)``
         (otherwise the returned ``K`` is None and the caller evaluates what it needs).
     one_class_why : str
-        Passed to :func:`check_both_labels` as ``why``.
+        Why one class is not enough, added to the error message.
 
     Returns
     -------
@@ -167,9 +168,16 @@ def fit_inputs(kernel: Any, X: Any, y: Any, *, need_gram: bool,
     X_fit : ndarray of shape (n, d) or None
         The checked training inputs (None with a precomputed kernel).
     y : ndarray of shape (n,)
-        The labels as floats.
+        The labels coded as -1.0 (``classes[0]``) and +1.0 (``classes[1]``).
+    classes : ndarray of shape (2,)
+        The two labels in sorted order (the estimator's ``classes_``).
     """
-    y = check_labels(y)
+    try:
+        classes, y = check_binary_labels(y)
+    except ValueError as exc:
+        if one_class_why and "two classes; got only" in str(exc):
+            raise ValueError(f"{exc} ({one_class_why})") from None
+        raise
     if is_precomputed(kernel):
         K = check_square(X, "X")
         check_same_length(K, y, "X", "y")
@@ -179,14 +187,13 @@ def fit_inputs(kernel: Any, X: Any, y: Any, *, need_gram: bool,
         X_fit = check_matrix(X, "X")
         check_same_length(X_fit, y, "X", "y")
         K = None
-    check_both_labels(y, one_class_why)
     if K is None and need_gram:
         K = gram(kernel, X_fit)
-    return K, X_fit, y
+    return K, X_fit, y, classes
 
 
 def prediction_gram(kernel: Any, X: Any, X_fit: np.ndarray | None, n_train: int,
-                    keep: np.ndarray | None = None) -> np.ndarray:
+                    keep: np.ndarray | None = None, who: str = "the estimator") -> np.ndarray:
     """Check test inputs and return their cross Gram matrix with the training points.
 
     Parameters
@@ -202,6 +209,8 @@ def prediction_gram(kernel: Any, X: Any, X_fit: np.ndarray | None, n_train: int,
     keep : ndarray of int or None
         Indices of the training points the prediction needs (e.g. the support
         vectors); None keeps them all.
+    who : str
+        The estimator's name, for error messages.
 
     Returns
     -------
@@ -216,18 +225,25 @@ def prediction_gram(kernel: Any, X: Any, X_fit: np.ndarray | None, n_train: int,
         when precomputed), or the kernel returns a bad matrix.
     """
     if is_precomputed(kernel):
+        if np.asarray(X).ndim == 1:
+            raise ValueError(
+                "X must be the (m, n_train) Gram matrix against the training points; got a "
+                "1-D array. Reshape your data, e.g. X.reshape(1, -1) for one test point"
+            )
         Kt = check_matrix(X, "X", allow_1d=False)
         if Kt.shape[1] != n_train:
             raise ValueError(
-                f"X must be the (m, n_train) Gram matrix against the {n_train} "
+                f"X has {Kt.shape[1]} features, but {who} is expecting {n_train} features as "
+                f"input: X must be the (m, n_train) Gram matrix against the {n_train} "
                 f"training points; got shape {Kt.shape}"
             )
         return Kt if keep is None else Kt[:, keep]
     Xt = check_matrix(X, "X")
     if Xt.shape[1] != X_fit.shape[1]:
         raise ValueError(
-            f"X must have {X_fit.shape[1]} feature(s) like the training data; "
-            f"got {Xt.shape[1]}"
+            f"X has {Xt.shape[1]} features, but {who} is expecting "
+            f"{X_fit.shape[1]} features as input (those of the training data). Reshape "
+            f"your data to (n_samples, {X_fit.shape[1]}) if it holds one sample or one feature"
         )
     ref = X_fit if keep is None else X_fit[keep]
     if ref.shape[0] == 0:

@@ -47,8 +47,18 @@ import numpy as np
 from scipy.linalg import lapack
 
 from ._folds import resolve_folds
-from ._validation import (check_kernel, check_lam, check_matrix, check_same_length,
-                          check_symmetric, check_vector)
+from ._validation import (
+    check_eigenvalues_psd,
+    check_finite_result,
+    check_kernel,
+    check_lam,
+    check_matrix,
+    check_same_length,
+    check_symmetric,
+    check_vector,
+    finite_result,
+    rank_tol,
+)
 from .krr import (
     KernelRidge,
     _check_gram,
@@ -85,6 +95,24 @@ def _inverse_filter(d: np.ndarray, lams: np.ndarray) -> np.ndarray:
     W = np.zeros_like(S)
     np.divide(1.0, S, out=W, where=keep)
     return W
+
+
+def _warn_dropped(d: np.ndarray, lams: np.ndarray, who: str) -> None:
+    """The policy of :class:`kmlib.krr.KernelRidge`, shared by every path function.
+
+    A penalty ``lam > 0`` for which ``K + lam I`` is numerically singular is solved
+    by the pseudo-inverse, with one :class:`RuntimeWarning` naming the penalties.
+    """
+    S = d[:, None] + lams[None, :]
+    dropped = ~np.all(_pinv_mask(S, d.shape[0]), axis=0) & (lams > 0)
+    if np.any(dropped):
+        warnings.warn(
+            f"{who}: K + lam*I is numerically singular for lam in "
+            f"{sorted(float(v) for v in lams[dropped])}; those fits use the minimum-norm "
+            "solution pinv(K + lam*I) @ y (as KernelRidge does). Use larger penalties.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
 
 
 def _dual_path(A: np.ndarray, y: np.ndarray, lams: np.ndarray) -> np.ndarray:
@@ -186,7 +214,8 @@ def _cv_errors(K: np.ndarray, y: np.ndarray, lams: np.ndarray,
             C[:, todo] = _dual_path(K[np.ix_(tr, tr)], y[tr], lams[todo])
             fallback.update(float(lams[j]) for j in todo if lams[j] > 0)
         resid = y[te][:, None] - _dot(K[np.ix_(te, tr)], C)
-        sse += np.einsum("ij,ij->j", resid, resid)
+        with np.errstate(over="ignore", invalid="ignore"):
+            sse += np.einsum("ij,ij->j", resid, resid)
     if fallback:
         warnings.warn(
             f"{who}: K_train + lam*I was not numerically positive definite on some fold for "
@@ -196,12 +225,13 @@ def _cv_errors(K: np.ndarray, y: np.ndarray, lams: np.ndarray,
             RuntimeWarning,
             stacklevel=3,
         )
-    return sse / y.shape[0]
+    return check_finite_result(sse / y.shape[0], f"{who}: the cross-validation error")
 
 
 # ---------------------------------------------------------------------------
 # public functions
 # ---------------------------------------------------------------------------
+@finite_result
 def krr_path(K: Any, y: Any, lams: Any) -> np.ndarray:
     """Fitted values of kernel ridge regression for a whole grid of penalties.
 
@@ -235,11 +265,14 @@ def krr_path(K: Any, y: Any, lams: Any) -> np.ndarray:
     """
     K, y, lams = _prepare(K, y, lams)
     d, U = _eigh_owned(np.array(K, order="C", copy=True))
+    check_eigenvalues_psd(d, "K", who="krr_path")
+    _warn_dropped(d, lams, "krr_path")
     G = d[:, None] * _inverse_filter(d, lams)  # d / (d + lam), pseudo-inverse convention
     fitted = _dot(U, _dot(U.T, y)[:, None] * G)  # (n, L), Fortran order
-    return np.ascontiguousarray(fitted.T)
+    return check_finite_result(np.ascontiguousarray(fitted.T), "krr_path: the fitted values")
 
 
+@finite_result
 def krr_cv_path(K: Any, y: Any, lams: Any, folds: Any = 5) -> np.ndarray:
     """v-fold cross-validation error of kernel ridge regression for a grid of penalties.
 
@@ -287,6 +320,7 @@ def krr_cv_path(K: Any, y: Any, lams: Any, folds: Any = 5) -> np.ndarray:
     return _cv_errors(K, y, lams, pairs, "krr_cv_path")
 
 
+@finite_result
 def krr_loo(K: Any, y: Any, lams: Any) -> np.ndarray:
     """Exact leave-one-out error of kernel ridge regression for a grid of penalties.
 
@@ -339,18 +373,23 @@ def krr_loo(K: Any, y: Any, lams: Any) -> np.ndarray:
     if n < 2:
         raise ValueError(f"K must have at least 2 rows for leave-one-out; got {n}")
     d, U = _eigh_owned(np.array(K, order="C", copy=True))
+    check_eigenvalues_psd(d, "K", who="krr_loo")
     S = d[:, None] + lams[None, :]
     if not np.all(_pinv_mask(S, n)):
-        bad = float(lams[np.argmin(np.min(np.abs(S), axis=0))])
+        j = int(np.argmin(np.min(np.abs(S), axis=0)))
         raise ValueError(
-            f"K + lam*I is numerically singular for lam={bad:g} (K is not positive "
-            "semi-definite); leave-one-out is undefined there"
+            f"krr_loo: K + lam*I is numerically singular for lam={float(lams[j]):g}: K's "
+            f"smallest eigenvalue {float(d[0]):.3g} plus lam is within rounding "
+            f"({float(rank_tol(S[:, j], n)):.3g}) of zero, so the leave-one-out formula "
+            "divides by zero there. Use a larger lam"
         )
     W = 1.0 / S
     alpha = _dot(U, _dot(U.T, y)[:, None] * W)  # (n, L)
     diag_inv = _dot(U * U, W)  # [(K + lam I)^{-1}]_ii, (n, L)
     e = alpha / diag_inv
-    return np.einsum("ij,ij->j", e, e) / n
+    with np.errstate(over="ignore"):
+        loo = np.einsum("ij,ij->j", e, e) / n
+    return check_finite_result(loo, "krr_loo: the leave-one-out error")
 
 
 @dataclass(frozen=True)
@@ -385,6 +424,7 @@ class KRRTuningTable:
     best_index: tuple[int, int]
 
 
+@finite_result
 def tune_krr(X: Any, y: Any, kernel_factory: Callable[[Any], Callable[..., Any]],
              params: Iterable[Any], lams: Any,
              folds: Any = 5) -> tuple[KernelRidge, KRRTuningTable]:

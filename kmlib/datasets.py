@@ -14,6 +14,7 @@ from ._validation import (
     check_positive,
     check_rng,
     check_vector,
+    finite_result,
 )
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
 ]
 
 
+@finite_result
 def linear_model(n: int, p: int, *, beta: Any = None, sigma: float = 1.0,
                  seed: Any = None, rho: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Draw a design and responses from the linear model ``Y = X beta + eps``.
@@ -69,6 +71,7 @@ def linear_model(n: int, p: int, *, beta: Any = None, sigma: float = 1.0,
     return X, y, beta
 
 
+@finite_result
 def diabetes() -> tuple[np.ndarray, np.ndarray, list[str]]:
     """scikit-learn's bundled diabetes data (442 patients, 10 baseline variables).
 
@@ -78,13 +81,15 @@ def diabetes() -> tuple[np.ndarray, np.ndarray, list[str]]:
     from sklearn.datasets import load_diabetes
 
     data = load_diabetes(scaled=False)
-    return np.asarray(data.data, dtype=float), np.asarray(data.target, dtype=float), list(data.feature_names)
+    X = np.asarray(data.data, dtype=float)
+    return X, np.asarray(data.target, dtype=float), list(data.feature_names)
 
 
 # ---------------------------------------------------------------------------
 # Chapter 9: two moons
 # ---------------------------------------------------------------------------
 
+@finite_result
 def two_moons(n: int, noise: float = 0.1, seed: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """Two interleaving half-circles in the plane, a classic non-linear problem.
 
@@ -152,6 +157,7 @@ def _unit_interval_points(x: Any, name: str = "x") -> tuple[np.ndarray, tuple[in
     return flat, shape
 
 
+@finite_result
 def sine_target(x: Any) -> Any:
     """The smooth target ``sin(4 pi x)`` of the smoothness-matching experiment (x in [0, 1]).
 
@@ -162,6 +168,7 @@ def sine_target(x: Any) -> Any:
     return float(out[0]) if shape == () else out.reshape(shape)
 
 
+@finite_result
 def square_wave_target(x: Any) -> Any:
     """The rough target: ``1`` on ``[0, 0.25) U [0.5, 0.75)`` and ``-1`` elsewhere in [0, 1].
 
@@ -173,6 +180,7 @@ def square_wave_target(x: Any) -> Any:
     return float(out[0]) if shape == () else out.reshape(shape)
 
 
+@finite_result
 def sine_and_square(n: int, noise: float = 0.1,
                     seed: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Training data for the smoothness-matching KRR experiment (Chapter 7).
@@ -183,7 +191,8 @@ def sine_and_square(n: int, noise: float = 0.1,
     * ``y_square = s(x) + eps'``  (square wave, :func:`square_wave_target`),
 
     with independent noise vectors ``eps, eps' ~ N(0, noise**2 I)``.  The
-    experiment of the notes uses ``n = 40``, ``noise = 0.1`` and a fresh
+    book's experiment (chapter "How fast does kernel ridge regression learn?")
+    uses ``n = 40``, ``noise = 0.1`` and a fresh
     training set per target: call this function twice with different seeds
     and use one response from each call.
 
@@ -264,6 +273,7 @@ class SobolevSeries:
         return f"SobolevSeries(n_terms={self.coef.shape[0]}, rkhs_norm={self.rkhs_norm:.6g})"
 
 
+@finite_result
 def sobolev_ball_function(n_terms: int, radius: float = 1.0, seed: Any = None, *,
                           decay: float = 0.0) -> SobolevSeries:
     r"""A random function on the sphere of radius ``radius`` of the min-kernel RKHS.

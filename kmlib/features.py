@@ -27,14 +27,19 @@ from typing import Any
 
 import numpy as np
 from scipy import linalg
+from sklearn.base import BaseEstimator, TransformerMixin
 
 from ._validation import (
+    check_eigenvalues_psd,
     check_fitted,
+    check_gram_psd,
     check_int,
     check_kernel,
     check_matrix,
+    check_n_features,
     check_positive,
     check_rng,
+    finite_result,
 )
 
 __all__ = [
@@ -52,18 +57,14 @@ _KERNELS = ("gaussian", "laplacian", "matern")
 _BLOCK_ROWS = 4096
 
 
-def _check_transform_input(X: Any, n_dims: int, who: str) -> np.ndarray:
+def _check_transform_input(X: Any, estimator: Any) -> np.ndarray:
     """Validate ``X`` for ``transform`` against the dimension seen in ``fit``."""
     X = check_matrix(X, "X")
-    if X.shape[1] != n_dims:
-        raise ValueError(
-            f"X has {X.shape[1]} feature(s) but this {who} was fitted on data with "
-            f"{n_dims} feature(s); expected X of shape (n_samples, {n_dims})"
-        )
+    check_n_features(estimator, X)
     return X
 
 
-class RandomFourierFeatures:
+class RandomFourierFeatures(TransformerMixin, BaseEstimator):
     r"""Random Fourier features for shift-invariant kernels (Rahimi & Recht).
 
     By Bochner's theorem a continuous shift-invariant kernel with
@@ -109,8 +110,8 @@ class RandomFourierFeatures:
           :math:`w = \gamma z / |g|` with :math:`z \sim N(0, I_d)` and
           :math:`g \sim N(0, 1)` independent.  (The product of one-dimensional
           Cauchy densities belongs to the different, :math:`\ell_1` kernel
-          :math:`\exp(-\gamma\|x - x'\|_1)` used in one of the notes; the two
-          agree only in one dimension -- book errata E.23 and E.52.)
+          :math:`\exp(-\gamma\|x - x'\|_1)`, also common in the literature; the
+          two agree only in one dimension.)
         * ``"matern"``: the Matern kernel of smoothness ``nu`` and length scale
           :math:`\ell = \sigma`,
           :math:`k = \frac{2^{1-\nu}}{\Gamma(\nu)} (\sqrt{2\nu}\, r/\ell)^\nu
@@ -213,8 +214,10 @@ class RandomFourierFeatures:
         else:
             self.u_ = None
             self.n_output_features_ = 2 * D
+        self.n_features_in_ = d
         return self
 
+    @finite_result
     def transform(self, X: Any) -> np.ndarray:
         """Map ``X`` to the random features.
 
@@ -228,7 +231,7 @@ class RandomFourierFeatures:
         """
         check_fitted(self, "W_")
         W = self.W_
-        X = _check_transform_input(X, W.shape[0], type(self).__name__)
+        X = _check_transform_input(X, self)
         n, D = X.shape[0], W.shape[1]
         if self.variant == "cos_sin":
             # one matrix product, then sin(t) = cos(t - pi/2) so that a single
@@ -245,12 +248,8 @@ class RandomFourierFeatures:
         out *= scale
         return out
 
-    def fit_transform(self, X: Any, y: Any = None) -> np.ndarray:
-        """Equivalent to ``fit(X).transform(X)``."""
-        return self.fit(X).transform(X)
 
-
-class Nystroem:
+class Nystroem(TransformerMixin, BaseEstimator):
     r"""Nystroem low-rank feature map from randomly chosen landmark points.
 
     With :math:`m` landmarks :math:`x_{i_1}, \dots, x_{i_m}` drawn uniformly
@@ -273,8 +272,8 @@ class Nystroem:
         Relative eigenvalue cut-off of the pseudo-inverse square root:
         eigenvalues of :math:`K_{mm}` at or below ``rtol * max_eigenvalue`` are
         treated as zero (their directions are dropped rather than inverted,
-        because :math:`K_{mm}` is often numerically singular: the notes'
-        :math:`K_{mm}^{-1}` must be read as the pseudo-inverse, erratum E.38).
+        because :math:`K_{mm}` is often numerically singular: the
+        :math:`K_{mm}^{-1}` of the Nystroem formula is read as the pseudo-inverse).
         The default
         ``None`` means ``m * eps`` with ``eps`` the float64 machine epsilon,
         the rank decision of ``numpy.linalg.matrix_rank``.
@@ -338,7 +337,9 @@ class Nystroem:
         L = X[idx]
         Kmm = self._gram(L, L)
         Kmm = 0.5 * (Kmm + Kmm.T)
+        check_gram_psd(Kmm, "kernel(landmarks)", who="Nystroem.fit")
         evals, evecs = linalg.eigh(Kmm, overwrite_a=True, check_finite=False)
+        check_eigenvalues_psd(evals, "kernel(landmarks)", who="Nystroem.fit")
         top = evals[-1]
         keep = evals > rtol * top if top > 0 else np.zeros_like(evals, dtype=bool)
         U = evecs[:, keep]
@@ -347,8 +348,10 @@ class Nystroem:
         self.components_ = L
         self.component_indices_ = idx
         self.rank_ = int(np.count_nonzero(keep))
+        self.n_features_in_ = X.shape[1]
         return self
 
+    @finite_result
     def transform(self, X: Any) -> np.ndarray:
         """Nystroem features ``Phi = k(X, components_) @ normalization_``.
 
@@ -361,7 +364,7 @@ class Nystroem:
         Phi : ndarray of shape (n_samples, n_components)
         """
         check_fitted(self, "normalization_")
-        X = _check_transform_input(X, self.components_.shape[1], type(self).__name__)
+        X = _check_transform_input(X, self)
         L, T = self.components_, self.normalization_
         n = X.shape[0]
         out = np.empty((n, T.shape[1]))
@@ -370,12 +373,8 @@ class Nystroem:
             np.matmul(self._gram(X[blk], L), T, out=out[blk])
         return out
 
-    def fit_transform(self, X: Any, y: Any = None) -> np.ndarray:
-        """Equivalent to ``fit(X).transform(X)``."""
-        return self.fit(X).transform(X)
 
-
-class PositiveRandomFeatures:
+class PositiveRandomFeatures(TransformerMixin, BaseEstimator):
     r"""Positive random features for the softmax kernel :math:`\exp(x^\top x')`.
 
     Each feature is :math:`\varphi_w(x) = D^{-1/2}\exp(-\|x\|^2/2 + w^\top x)`
@@ -408,30 +407,30 @@ class PositiveRandomFeatures:
         X = check_matrix(X, "X")
         rng = check_rng(self.seed)
         self.W_ = rng.standard_normal((X.shape[1], D))
+        self.n_features_in_ = X.shape[1]
         return self
 
+    @finite_result
     def transform(self, X: Any) -> np.ndarray:
         """Map ``X`` (shape (n_samples, n_dims)) to features of shape (n_samples, n_features)."""
         check_fitted(self, "W_")
-        X = _check_transform_input(X, self.W_.shape[0], type(self).__name__)
+        X = _check_transform_input(X, self)
         P = X @ self.W_
         P -= 0.5 * np.einsum("ij,ij->i", X, X)[:, None]
         np.exp(P, out=P)
         P *= 1.0 / math.sqrt(self.W_.shape[1])
         return P
 
-    def fit_transform(self, X: Any, y: Any = None) -> np.ndarray:
-        """Equivalent to ``fit(X).transform(X)``."""
-        return self.fit(X).transform(X)
 
-
+@finite_result
 def rff_uniform_bound(N: int, eps: float, delta: float, *,
                       variant: str = "cos_sin") -> int:
     r"""Number of random frequencies that makes RFF uniformly ``eps``-accurate.
 
-    The uniform approximation theorem of Chapter 9 (the notes' Theorem 5.2 in
-    the "Lecture 6 & 7" seed, stated for the Gaussian kernel but valid for any
-    shift-invariant kernel with :math:`k(x, x) = 1`): for any :math:`N` points
+    The uniform approximation theorem of the chapter "Large-scale kernel
+    machines: random features and Nystroem" (often stated for the Gaussian kernel
+    but valid for any shift-invariant kernel with :math:`k(x, x) = 1`): for any
+    :math:`N` points
     :math:`x_1, \dots, x_N` and :math:`\varepsilon, \delta \in (0, 1)`, the
     ``"cos_sin"`` map :math:`z(x) \in \mathbb R^{2D}` built from
 
@@ -446,8 +445,7 @@ def rff_uniform_bound(N: int, eps: float, delta: float, *,
 
     For ``variant="cos_phase"`` the terms :math:`2\cos(a + u)\cos(b + u)` lie in
     :math:`[-2, 2]`, and the same argument gives
-    :math:`D \ge \frac{8}{\varepsilon^2}\log\frac{2N^2}{\delta}` (the book's own
-    extension; not in the notes).
+    :math:`D \ge \frac{8}{\varepsilon^2}\log\frac{2N^2}{\delta}`.
 
     Parameters
     ----------
@@ -476,4 +474,10 @@ def rff_uniform_bound(N: int, eps: float, delta: float, *,
     if variant not in _VARIANTS:
         raise ValueError(f"variant must be one of {_VARIANTS}; got {variant!r}")
     const = 2.0 if variant == "cos_sin" else 8.0
-    return int(math.ceil(const / eps**2 * math.log(2.0 * N**2 / delta)))
+    D = const / eps / eps * math.log(2.0 * N**2 / delta)
+    if not D < 2.0**62:  # also catches inf
+        raise ValueError(
+            f"eps={eps!r} is too small: the bound asks for {D:.3g} features, more than an "
+            "int64 can count"
+        )
+    return int(math.ceil(D))

@@ -42,6 +42,7 @@ from ._validation import (
     check_positive,
     check_real,
     check_square,
+    finite_result,
 )
 
 __all__ = [
@@ -419,7 +420,10 @@ class _Gaussian(Kernel):
 
     def _gram(self, X, Y):
         D = _sq_dists(X, Y)
-        D *= -0.5 / self.sigma**2
+        scale = 0.5 / self.sigma / self.sigma  # sigma**2 could overflow or underflow
+        if np.isinf(scale):  # sigma below ~1e-154: the kernel is 1 at distance 0, else 0
+            return (D == 0.0).astype(float)
+        D *= -scale
         return np.exp(D, out=D)
 
     def _diag(self, X):
@@ -475,6 +479,50 @@ def _log_kv(nu: float, z: np.ndarray) -> np.ndarray:
     return log_k
 
 
+#: From this smoothness on, the Matern kernel is evaluated by the uniform
+#: (Debye) asymptotic expansion of K_nu instead of the recurrence, whose cost
+#: grows like nu.  With four correction terms its relative error is below
+#: u_5(t) / nu^5 < 1e-15 there.
+_MATERN_ASYMPTOTIC_NU = 1000.0
+
+
+def _log_matern_asymptotic(w: np.ndarray, nu: float) -> np.ndarray:
+    """``log k_nu`` of the Matern kernel for large ``nu``, from ``w = 2 r^2 / l^2``.
+
+    With ``x = sqrt(2 nu) r / l = nu z``, Debye's expansion
+    ``K_nu(nu z) = sqrt(pi / (2 nu)) exp(-nu eta) (1 + z^2)^(-1/4) S(t, nu)``,
+    ``t = 1 / sqrt(1 + z^2)``, ``S = sum_k (-1)^k u_k(t) / nu^k``, together with
+    Stirling's series for ``log Gamma(nu)``, makes every term that grows with
+    ``nu`` cancel in closed form:
+
+    ``log k = nu (log((1 + s) / 2) + 1 - s) - log(1 + z^2) / 4 + log S - c(nu)``
+
+    with ``s = sqrt(1 + z^2)`` and ``c(nu) = 1/(12 nu) - 1/(360 nu^3) + 1/(1260 nu^5)``.
+    The first term is written as ``w / (1 + s) * (g(e) - 1)`` with ``e = s - 1``
+    and ``g(e) = log(1 + e/2) / e``, which stays accurate when ``z^2 = w / nu``
+    underflows; as ``nu -> infinity`` it tends to ``-w / 4 = -r^2 / (2 l^2)``,
+    the Gaussian kernel.  The cost is a few passes, whatever ``nu``.
+    """
+    z2 = w / nu
+    s = np.sqrt(1.0 + z2)
+    e = z2 / (1.0 + s)
+    small = e < 1e-6
+    g = np.where(small, 0.5 - e / 8.0 + e * e / 24.0,
+                 np.log1p(0.5 * e) / np.where(small, 1.0, e))
+    t = 1.0 / s
+    t2 = t * t
+    u1 = t * (3.0 - 5.0 * t2) / 24.0
+    u2 = t2 * (81.0 - 462.0 * t2 + 385.0 * t2 * t2) / 1152.0
+    u3 = t * t2 * (30375.0 - 369603.0 * t2 + 765765.0 * t2**2 - 425425.0 * t2**3) / 414720.0
+    u4 = t2 * t2 * (4465125.0 - 94121676.0 * t2 + 349922430.0 * t2**2
+                    - 446185740.0 * t2**3 + 185910725.0 * t2**4) / 39813120.0
+    inv = 1.0 / nu
+    series = 1.0 - inv * (u1 - inv * (u2 - inv * (u3 - inv * u4)))
+    stirling = inv / 12.0 - inv**3 / 360.0 + inv**5 / 1260.0
+    return (w / (1.0 + s) * (g - 1.0) - 0.25 * np.log1p(z2)
+            + np.log(series) - stirling)
+
+
 def _matern_profile(r: np.ndarray, nu: float, length_scale: float) -> np.ndarray:
     """Matern correlation as a function of the distance ``r >= 0``."""
     if nu == 0.5:
@@ -485,6 +533,12 @@ def _matern_profile(r: np.ndarray, nu: float, length_scale: float) -> np.ndarray
     if nu == 2.5:
         t = np.sqrt(5.0) * r / length_scale
         return (1.0 + t + t * t / 3.0) * np.exp(-t)
+    if nu >= _MATERN_ASYMPTOTIC_NU:
+        with np.errstate(over="ignore"):
+            w = 2.0 * (r / length_scale) ** 2
+        out = np.exp(np.minimum(_log_matern_asymptotic(w, nu), 0.0))
+        out[r == 0] = 1.0
+        return out
     z = np.sqrt(2.0 * nu) * r / length_scale
     out = np.ones_like(z)
     pos = z > 0
@@ -515,10 +569,10 @@ class _Exponential(Kernel):
         self.sigma = sigma
 
     def _gram(self, X, Y):
-        return np.exp(_inner(X, Y) / self.sigma**2)
+        return np.exp(_inner(X, Y) / self.sigma / self.sigma)
 
     def _diag(self, X):
-        return np.exp(np.einsum("ij,ij->i", X, X) / self.sigma**2)
+        return np.exp(np.einsum("ij,ij->i", X, X) / self.sigma / self.sigma)
 
     def __repr__(self):
         return f"exponential(sigma={self.sigma!r})"
@@ -705,7 +759,7 @@ def laplacian(gamma: float) -> Kernel:
 
     Notes
     -----
-    One of the source notes (and scikit-learn's ``laplacian_kernel``) uses the
+    scikit-learn's ``laplacian_kernel`` (and part of the literature) uses the
     l1 norm, ``exp(-gamma ||x - x'||_1)``.  Both are positive definite, but they
     are different kernels when d > 1; they agree in one dimension, where this
     kernel is also the Matern kernel with ``nu = 1/2`` and length scale
@@ -741,8 +795,9 @@ def matern(nu: float, length_scale: float) -> Kernel:
     one followed by the (stable) upward recurrence in the order, which costs
     ``floor(nu)`` vectorised steps.  The values stay finite and accurate for
     large ``nu`` (e.g. ``nu = 400``, where ``scipy.special.kv`` and even ``kve``
-    overflow), and approach the Gaussian kernel ``exp(-r^2 / (2 l^2))`` as
-    ``nu -> infinity``.
+    overflow).  From ``nu = 1000`` on, Debye's uniform asymptotic expansion of
+    ``K_nu`` replaces the recurrence, so the cost no longer grows with ``nu``; it
+    tends to the Gaussian kernel ``exp(-r^2 / (2 l^2))`` as ``nu -> infinity``.
     """
     return _Matern(check_positive(nu, "nu"), check_positive(length_scale, "length_scale"))
 
@@ -926,8 +981,8 @@ def pds_from_nds(k: Kernel, x0: Any) -> Kernel:
 
     Notes
     -----
-    One of the source notes prints the last term as ``k(x, x0)``, which cancels
-    the first term; the correct term is ``k(x0, x0)`` (erratum E.12).
+    The last term is ``k(x0, x0)``, a constant: writing ``k(x, x0)`` there instead
+    would cancel the first term (a slip worth checking for when copying the formula).
     """
     if not isinstance(k, Kernel):
         raise ValueError(
@@ -984,6 +1039,7 @@ def _symmetric_part(K: Any, tol: Any, vectors: bool = False
     return S, evals, U, tol_v
 
 
+@finite_result
 def is_psd(K: Any, tol: float | None = None) -> bool:
     """Return True when the symmetric matrix ``K`` is positive semidefinite.
 
@@ -1011,6 +1067,7 @@ def is_psd(K: Any, tol: float | None = None) -> bool:
     return bool(evals[0] >= -tol_v)
 
 
+@finite_result
 def is_nds(K: Any, tol: float | None = None) -> bool:
     """Return True when ``K`` is conditionally negative semidefinite.
 
@@ -1050,6 +1107,7 @@ def is_nds(K: Any, tol: float | None = None) -> bool:
     return bool(evals[-1] <= tol_v)
 
 
+@finite_result
 def empirical_feature_map(K: Any, tol: float | None = None) -> np.ndarray:
     """Return ``Phi`` of shape (n, r) with ``Phi @ Phi.T = K`` for a PSD ``K``.
 

@@ -41,18 +41,23 @@ from typing import Any, Callable
 import numpy as np
 import scipy.linalg
 from scipy.linalg import blas, lapack
+from sklearn.base import BaseEstimator, RegressorMixin
 
-from .kernels import Kernel
 from ._validation import (
+    check_finite_result,
     check_fitted,
+    check_gram_psd,
     check_kernel,
     check_lam,
     check_matrix,
+    check_n_features,
     check_same_length,
     check_square,
     check_symmetric,
     check_vector,
+    finite_result,
 )
+from .kernels import Kernel
 
 __all__ = ["KernelRidge", "krr_fit"]
 
@@ -66,6 +71,7 @@ def _check_gram(K: Any, name: str = "K") -> np.ndarray:
     """Return ``K`` as a finite, square, symmetric float array (not copied)."""
     A = check_square(K, name)
     check_symmetric(A, name)
+    check_gram_psd(A, name)
     return A
 
 
@@ -200,6 +206,7 @@ def _gram(kernel: Callable[..., Any], X: np.ndarray, Y: np.ndarray | None,
 # ---------------------------------------------------------------------------
 # public API
 # ---------------------------------------------------------------------------
+@finite_result
 def krr_fit(K: Any, y: Any, lam: float) -> np.ndarray:
     """Dual coefficients of kernel ridge regression from a precomputed Gram matrix.
 
@@ -239,7 +246,7 @@ def krr_fit(K: Any, y: Any, lam: float) -> np.ndarray:
     return alpha
 
 
-class KernelRidge:
+class KernelRidge(RegressorMixin, BaseEstimator):
     """Kernel ridge regression, :math:`\\alpha = (K + \\lambda I)^{-1} y`.
 
     Minimises :math:`\\sum_i (y_i - f(x_i))^2 + \\lambda\\|f\\|_{\\mathcal H}^2`
@@ -265,6 +272,15 @@ class KernelRidge:
         The training inputs (a copy), needed to evaluate :math:`\\hat f`.
     solver_ : str
         ``"cholesky"`` or ``"eigh"`` (the pseudo-inverse route).
+    n_features_in_ : int
+        Number of columns of the training inputs.
+
+    Notes
+    -----
+    A scikit-learn estimator: ``clone``, ``GridSearchCV`` (e.g. over
+    ``{"lam": [...]}`` or ``{"kernel": [...]}``), ``Pipeline`` and
+    ``cross_val_score`` work with it.  Unlike scikit-learn, a 1-D ``X`` is read as
+    n points on the line (the book's convention for functions on an interval).
 
     Examples
     --------
@@ -302,14 +318,17 @@ class KernelRidge:
             K = _gram(kernel, X, None, (n, n))
             if not isinstance(kernel, Kernel):  # kmlib kernels are exactly symmetric
                 check_symmetric(K, "kernel(X)")
+            check_gram_psd(K, "kernel(X)", who="KernelRidge.fit")
             return K
 
         # K is ours: factorise it in place, recomputing it only if Cholesky fails
-        self.dual_coef_, self.solver_ = _solve_shifted(gram(), y, lam, "KernelRidge.fit",
-                                                       regram=gram)
+        alpha, self.solver_ = _solve_shifted(gram(), y, lam, "KernelRidge.fit", regram=gram)
+        self.dual_coef_ = check_finite_result(alpha, "KernelRidge.fit: the dual coefficients")
         self.X_fit_ = np.array(X, copy=True)
+        self.n_features_in_ = X.shape[1]
         return self
 
+    @finite_result
     def predict(self, X: Any) -> np.ndarray:
         """Evaluate :math:`\\hat f(x) = \\sum_i \\alpha_i k(x, x_i)` at the rows of ``X``.
 
@@ -323,13 +342,6 @@ class KernelRidge:
         """
         check_fitted(self, "dual_coef_")
         X = check_matrix(X, "X")
-        p = self.X_fit_.shape[1]
-        if X.shape[1] != p:
-            raise ValueError(
-                f"X must have {p} feature(s) like the training data; got {X.shape[1]}"
-            )
+        check_n_features(self, X)
         Kx = _gram(self.kernel, X, self.X_fit_, (X.shape[0], self.X_fit_.shape[0]))
-        return _dot(Kx, self.dual_coef_)
-
-    def __repr__(self) -> str:
-        return f"KernelRidge(kernel={self.kernel!r}, lam={self.lam!r})"
+        return check_finite_result(_dot(Kx, self.dual_coef_), "KernelRidge.predict: f(x)")

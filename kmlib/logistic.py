@@ -27,14 +27,17 @@ from typing import Any
 import numpy as np
 from scipy.linalg import blas, lapack, lu_factor, lu_solve
 from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ._estimator_inputs import check_solver_params, fit_inputs, prediction_gram
+from ._estimator_inputs import check_solver_params, fit_inputs, is_precomputed, prediction_gram
 from ._validation import (
     check_fitted,
+    check_gram_psd,
     check_labels,
     check_lam,
     check_same_length,
     check_square,
+    finite_result,
 )
 
 __all__ = ["KernelLogisticRegression", "logistic_objective"]
@@ -47,6 +50,7 @@ _LOWRANK_MIN_N = 200    # below this n the dense factorisation is cheap anyway
 _STALL_ITERS = 10       # give up after this many iterations without halving the gradient
 
 
+@finite_result
 def logistic_objective(K: Any, y: Any, alpha: Any, mu: float, lam: float) -> float:
     r"""Penalised logistic objective :math:`J(\alpha, \mu)` on a Gram matrix.
 
@@ -99,7 +103,7 @@ def _objective(Ka: np.ndarray, alpha: np.ndarray, mu: float, y: np.ndarray,
     return float(np.sum(np.logaddexp(0.0, -y * (Ka + mu))) + lam * np.dot(alpha, Ka))
 
 
-class KernelLogisticRegression:
+class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
     r"""Kernel logistic regression with an unpenalised intercept, fitted by Newton's method.
 
     Minimises :math:`J(\alpha, \mu) = \sum_i \log(1 + e^{-y_i(\mu + (K\alpha)_i)})
@@ -145,6 +149,11 @@ class KernelLogisticRegression:
         (dense Cholesky), ``"lu"`` (K not PSD), or ``""`` if no step was needed.
     X_fit_ : ndarray or None
         Training inputs (None with a precomputed kernel).
+    classes_ : ndarray of shape (2,)
+        The two labels; the book's :math:`y_i = \pm 1` is -1 for ``classes_[0]``
+        and +1 for ``classes_[1]``.
+    n_features_in_ : int
+        Number of columns of the training ``X`` (n_train when precomputed).
 
     Notes
     -----
@@ -202,6 +211,12 @@ class KernelLogisticRegression:
         self.tol = tol
         self.max_iter = max_iter
 
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False  # two classes (see classes_)
+        tags.input_tags.pairwise = is_precomputed(self.kernel)
+        return tags
+
     def _check_params(self) -> tuple[float, float, int]:
         tol, max_iter = check_solver_params(self.kernel, self.tol, self.max_iter)
         lam = check_lam(self.lam)
@@ -221,7 +236,8 @@ class KernelLogisticRegression:
             Training inputs.  With a callable kernel the n x n Gram matrix is
             evaluated once and kept for the Newton iterations.
         y : array of shape (n,)
-            Labels, each exactly -1 or 1; both classes must be present (with a
+            Two distinct class labels (e.g. -1 and 1, 0 and 1, or two strings),
+            coded -1 for ``classes_[0]`` and +1 for ``classes_[1]``; both must be present (with a
             single class the intercept would diverge).
 
         Returns
@@ -229,9 +245,10 @@ class KernelLogisticRegression:
         self : KernelLogisticRegression
         """
         lam, tol, max_iter = self._check_params()
-        K, X_fit, y = fit_inputs(self.kernel, X, y, need_gram=True,
+        K, X_fit, y, classes = fit_inputs(self.kernel, X, y, need_gram=True,
                                  one_class_why="the intercept would diverge")
         K = np.ascontiguousarray(K)
+        check_gram_psd(K, "X" if X_fit is None else "kernel(X)", who="KernelLogisticRegression.fit")
 
         alpha, mu, n_iter, gnorm, obj, status, solver = _newton(K, y, lam, tol, max_iter)
         if status != "converged":
@@ -257,8 +274,11 @@ class KernelLogisticRegression:
         self.solver_ = solver
         self.X_fit_ = X_fit
         self.n_train_ = int(len(y))
+        self.classes_ = classes
+        self.n_features_in_ = int(K.shape[1] if X_fit is None else X_fit.shape[1])
         return self
 
+    @finite_result
     def decision_function(self, X: Any) -> np.ndarray:
         r"""Log-odds :math:`\mu + \sum_j \alpha_j k(x, x_j)` of the class +1.
 
@@ -272,11 +292,12 @@ class KernelLogisticRegression:
         ndarray of shape (m,)
         """
         check_fitted(self, "dual_coef_")
-        Kt = prediction_gram(self.kernel, X, self.X_fit_, self.n_train_)
+        Kt = prediction_gram(self.kernel, X, self.X_fit_, self.n_train_, who=type(self).__name__)
         return Kt @ self.dual_coef_ + self.intercept_
 
+    @finite_result
     def predict_proba(self, X: Any) -> np.ndarray:
-        r"""Class probabilities, columns ordered as the labels (-1, 1).
+        r"""Class probabilities, columns ordered as ``classes_`` (e.g. -1 then 1).
 
         Computed as :math:`(\sigma(-\eta), \sigma(\eta))` with
         :func:`scipy.special.expit`, which neither overflows nor loses the small
@@ -293,8 +314,11 @@ class KernelLogisticRegression:
         eta = self.decision_function(X)
         return np.column_stack([expit(-eta), expit(eta)])
 
+    @finite_result
     def predict(self, X: Any) -> np.ndarray:
-        """Predicted labels in {-1, 1}: the sign of the log-odds (ties go to +1).
+        """Predicted labels: ``classes_[1]`` where the log-odds are >= 0, else ``classes_[0]``.
+
+        With labels -1 and 1 this is the sign of the log-odds (ties go to +1).
 
         Parameters
         ----------
@@ -304,7 +328,8 @@ class KernelLogisticRegression:
         -------
         ndarray of shape (m,)
         """
-        return np.where(self.decision_function(X) >= 0.0, 1.0, -1.0)
+        positive = self.decision_function(X) >= 0.0
+        return self.classes_[positive.astype(int)]
 
 
 class _Workspace:

@@ -50,18 +50,23 @@ from typing import Any, Callable
 import numpy as np
 import scipy.linalg
 import scipy.optimize
+from sklearn.base import BaseEstimator, RegressorMixin
 
 from ._folds import KFold, resolve_folds
 from ._validation import (
+    as_float_array,
+    check_finite_result,
     check_fitted,
     check_int,
     check_lam,
     check_matrix,
+    check_n_features,
     check_nonnegative,
     check_positive,
     check_rng,
     check_same_length,
     check_vector,
+    finite_result,
 )
 
 __all__ = [
@@ -253,6 +258,7 @@ def holdout_split(n: int, test_fraction: float = 0.2,
     return np.sort(perm[n_te:]), np.sort(perm[:n_te])
 
 
+@finite_result
 @_one_blas_thread
 def holdout_curve(X: Any, y: Any, lams: Any, train_idx: Any, test_idx: Any, *,
                   fit_intercept: bool = True, standardize: bool = True) -> np.ndarray:
@@ -298,6 +304,7 @@ def holdout_curve(X: Any, y: Any, lams: Any, train_idx: Any, test_idx: Any, *,
 # --------------------------------------------------------------------------
 # v-fold cross-validation
 # --------------------------------------------------------------------------
+@finite_result
 @_one_blas_thread
 def oof_predictions(X: Any, y: Any, lams: Any, folds: Any = 5, *, fit_intercept: bool = True,
                     standardize: bool = True) -> np.ndarray:
@@ -332,6 +339,7 @@ def oof_predictions(X: Any, y: Any, lams: Any, folds: Any = 5, *, fit_intercept:
     return P
 
 
+@finite_result
 def cross_val_curve(X: Any, y: Any, lams: Any, folds: Any = 5, *, fit_intercept: bool = True,
                     standardize: bool = True) -> np.ndarray:
     """v-fold cross-validation error of ridge on a grid of penalties.
@@ -366,16 +374,17 @@ def cross_val_curve(X: Any, y: Any, lams: Any, folds: Any = 5, *, fit_intercept:
     return np.mean((y[:, None] - P) ** 2, axis=0)
 
 
+@finite_result
 @_one_blas_thread
 def fold_errors(X: Any, y: Any, lams: Any, folds: Any = 5, *, fit_intercept: bool = True,
                 standardize: bool = True) -> np.ndarray:
-    """Validation error on each fold separately (K hold-outs, as in the slides' K-fold).
+    """Validation error on each fold separately (v hold-outs, one per fold).
 
     Returns
     -------
     E : ndarray of shape (v, L)
         ``E[k, l]`` is the mean squared error on test fold k at ``lams[l]``.
-        ``E.mean(axis=0)`` is the slides' "average over the K splits"; it
+        ``E.mean(axis=0)`` is the plain average over the v splits; it
         equals :func:`cross_val_curve` when all folds have the same size, and
         the fold-size weighted average always equals it.
     """
@@ -390,6 +399,7 @@ def fold_errors(X: Any, y: Any, lams: Any, folds: Any = 5, *, fit_intercept: boo
     return E
 
 
+@finite_result
 def ridge_fit_path(X: Any, y: Any, lams: Any, *, fit_intercept: bool = True,
                    standardize: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Ridge fits on all the data for every λ from one thin SVD.
@@ -424,6 +434,7 @@ def _smoother_svd(X: Any, y: Any, fit_intercept: bool):
     return y, yc, h0, U[:, keep], d[keep]
 
 
+@finite_result(allow_inf=True)  # lam = 0 with interpolation: documented inf
 def loo_ridge(X: Any, y: Any, lams: Any, *, fit_intercept: bool = True,
               return_leverage: bool = False) -> Any:
     """Exact leave-one-out CV error of ridge from one SVD (the linear-smoother identity).
@@ -479,6 +490,7 @@ def loo_ridge(X: Any, y: Any, lams: Any, *, fit_intercept: bool = True,
     return (cv, H) if return_leverage else cv
 
 
+@finite_result(allow_inf=True)  # lam = 0 with interpolation: documented inf
 def gcv_ridge(X: Any, y: Any, lams: Any, *, fit_intercept: bool = True) -> np.ndarray:
     """Generalised cross-validation of ridge (Golub, Heath and Wahba, 1979).
 
@@ -506,6 +518,7 @@ def gcv_ridge(X: Any, y: Any, lams: Any, *, fit_intercept: bool = True) -> np.nd
 # --------------------------------------------------------------------------
 # stacking
 # --------------------------------------------------------------------------
+@finite_result
 def stack(P: Any, y: Any) -> np.ndarray:
     """Stacking weights: non-negative least squares of ``y`` on the columns of ``P``.
 
@@ -529,6 +542,7 @@ def stack(P: Any, y: Any) -> np.ndarray:
     return w
 
 
+@finite_result
 def stack_predict(P_new: Any, weights: Any) -> np.ndarray:
     """Stacked prediction ``P_new @ weights``.
 
@@ -554,7 +568,7 @@ def stack_predict(P_new: Any, weights: Any) -> np.ndarray:
     return P_new @ w
 
 
-class StackedRidge:
+class StackedRidge(RegressorMixin, BaseEstimator):
     """Stacked ridge regression: an NNLS combination of ridge fits along a λ-grid.
 
     ``fit`` computes the out-of-fold predictions of every penalty, the NNLS
@@ -599,23 +613,25 @@ class StackedRidge:
         self.cv_ = np.mean((y[:, None] - self.oof_) ** 2, axis=0)
         self.weights_ = stack(self.oof_, y)
         self.intercepts_, self.coefs_ = ridge_fit_path(X, y, self.lams, **opts)
-        self.coef_ = self.coefs_ @ self.weights_
-        self.intercept_ = float(self.intercepts_ @ self.weights_)
+        self.coef_ = check_finite_result(self.coefs_ @ self.weights_, "StackedRidge.fit: coef_")
+        self.intercept_ = check_finite_result(float(self.intercepts_ @ self.weights_),
+                                              "StackedRidge.fit: intercept_")
+        self.n_features_in_ = X.shape[1]
         return self
 
+    @finite_result
     def predict(self, X: Any) -> np.ndarray:
         """Stacked predictions at the rows of ``X``."""
         check_fitted(self, "coef_")
         X = check_matrix(X, "X")
-        if X.shape[1] != self.coef_.shape[0]:
-            raise ValueError(f"X must have {self.coef_.shape[0]} columns (as in fit); "
-                             f"got {X.shape[1]}")
-        return self.intercept_ + X @ self.coef_
+        check_n_features(self, X)
+        return check_finite_result(self.intercept_ + X @ self.coef_, "StackedRidge.predict")
 
 
 # --------------------------------------------------------------------------
 # batched versions for simulation studies
 # --------------------------------------------------------------------------
+@finite_result
 @_one_blas_thread
 def ridge_path_batch(X: Any, y: Any, lams: Any, *, fit_intercept: bool = True,
                      standardize: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -642,6 +658,7 @@ def ridge_path_batch(X: Any, y: Any, lams: Any, *, fit_intercept: bool = True,
     return a, B
 
 
+@finite_result
 @_one_blas_thread
 def oof_predictions_batch(X: Any, y: Any, lams: Any, folds: Any = 5, *,
                           fit_intercept: bool = True, standardize: bool = True) -> np.ndarray:
@@ -672,6 +689,7 @@ def oof_predictions_batch(X: Any, y: Any, lams: Any, folds: Any = 5, *,
     return P
 
 
+@finite_result
 def cv_curves_batch(X: Any, y: Any, lams: Any, folds: Any = 5, *, fit_intercept: bool = True,
                     standardize: bool = True) -> np.ndarray:
     """:func:`cross_val_curve` for a stack of R datasets; returns shape (R, L)."""
@@ -692,6 +710,7 @@ def _check_sigma_matrix(Sigma: Any, p: int) -> np.ndarray | None:
     return S
 
 
+@finite_result
 def gaussian_datasets(n_datasets: int, n: int, beta0: Any, sigma: float = 1.0, *,
                       Sigma: Any = None, seed: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """Draw R independent datasets from the Gaussian random-design linear model.
@@ -735,6 +754,7 @@ def gaussian_datasets(n_datasets: int, n: int, beta0: Any, sigma: float = 1.0, *
     return X, y
 
 
+@finite_result
 def gaussian_risk(intercepts: Any, coefs: Any, beta0: Any, sigma2: float, *,
                   Sigma: Any = None) -> np.ndarray:
     """Exact prediction risk of linear predictors under the Gaussian design model.
@@ -772,6 +792,7 @@ def gaussian_risk(intercepts: Any, coefs: Any, beta0: Any, sigma2: float, *,
     return sigma2 + a ** 2 + quad
 
 
+@finite_result
 def expected_risk(m: int, beta0: Any, sigma: float, lams: Any, n_train_sets: int = 2000, *,
                   Sigma: Any = None, seed: Any = None, fit_intercept: bool = True,
                   standardize: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -789,10 +810,13 @@ def expected_risk(m: int, beta0: Any, sigma: float, lams: Any, n_train_sets: int
     R = check_int(n_train_sets, "n_train_sets", minimum=2)
     X, y = gaussian_datasets(R, m, beta0, sigma, Sigma=Sigma, seed=seed)
     a, B = ridge_path_batch(X, y, lams, fit_intercept=fit_intercept, standardize=standardize)
-    r = gaussian_risk(a, B, beta0, sigma ** 2, Sigma=Sigma)
-    return r.mean(axis=0), r.std(axis=0, ddof=1) / np.sqrt(R)
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = gaussian_risk(a, B, beta0, np.float64(sigma) ** 2, Sigma=Sigma)
+        out = r.mean(axis=0), r.std(axis=0, ddof=1) / np.sqrt(R)
+    return check_finite_result(out, "expected_risk", "sigma or beta0 is too large for float64")
 
 
+@finite_result
 @_one_blas_thread
 def stacking_study(X: Any, y: Any, lams: Any, beta0: Any, sigma2: float, folds: Any = 5, *,
                    Sigma: Any = None, fit_intercept: bool = True,
@@ -835,6 +859,7 @@ def stacking_study(X: Any, y: Any, lams: Any, beta0: Any, sigma2: float, folds: 
             "weights": W, "lam_index": idx}
 
 
+@finite_result
 @_one_blas_thread
 def choose_v_study(X: Any, y: Any, lams: Any, vs: Any, beta0: Any, sigma2: float, *,
                    Sigma: Any = None, fit_intercept: bool = True,
@@ -879,6 +904,7 @@ def choose_v_study(X: Any, y: Any, lams: Any, vs: Any, beta0: Any, sigma2: float
             "lam_index": idx, "risk": risk}
 
 
+@finite_result
 def mc_summary(values: Any, axis: int = 0) -> dict[str, np.ndarray]:
     """Monte-Carlo mean and standard deviation with their standard errors.
 
@@ -897,7 +923,11 @@ def mc_summary(values: Any, axis: int = 0) -> dict[str, np.ndarray]:
     dict with keys ``mean``, ``se_mean``, ``sd``, ``se_sd`` and ``se_se``
     (``se_sd / sqrt(R)``, the standard error of ``se_mean``).
     """
-    v = np.asarray(values, dtype=float)
+    v = as_float_array(values, "values")
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or not (
+            -v.ndim <= axis < v.ndim):
+        raise ValueError(f"axis must be an integer in [{-v.ndim}, {v.ndim - 1}] for values of "
+                         f"shape {v.shape}; got {axis!r}")
     if v.ndim == 0 or v.shape[axis] < 2:
         raise ValueError(f"values must hold at least 2 replications along axis {axis}; "
                          f"got shape {v.shape}")

@@ -34,16 +34,20 @@ from typing import Any
 
 import numpy as np
 from scipy import linalg as sla
+from sklearn.base import BaseEstimator, RegressorMixin
 
 from ._validation import (
+    check_finite_result,
     check_fitted,
+    check_int,
     check_lam,
     check_matrix,
+    check_n_features,
     check_nonnegative,
-    check_int,
     check_rng,
     check_same_length,
     check_vector,
+    finite_result,
 )
 
 __all__ = [
@@ -172,6 +176,7 @@ def _check_method(method: Any) -> str:
 # --------------------------------------------------------------------------- #
 # solvers
 # --------------------------------------------------------------------------- #
+@finite_result
 def ols(X: Any, y: Any) -> np.ndarray:
     """Ordinary least squares ``argmin ||y - X beta||^2``.
 
@@ -208,6 +213,7 @@ def ols(X: Any, y: Any) -> np.ndarray:
     return beta
 
 
+@finite_result
 def ridge(X: Any, y: Any, lam: float, method: str = "svd") -> np.ndarray:
     """Ridge coefficients ``(X^T X + lam I)^{-1} X^T y`` (no intercept, no scaling).
 
@@ -247,6 +253,7 @@ def ridge(X: Any, y: Any, lam: float, method: str = "svd") -> np.ndarray:
     return _solve_many(X, y[:, None], lam, method)[:, 0]
 
 
+@finite_result
 def ridge_path(X: Any, y: Any, lams: Any) -> np.ndarray:
     """Ridge coefficients for a whole grid of ``lam`` values from one thin SVD.
 
@@ -274,6 +281,7 @@ def ridge_path(X: Any, y: Any, lams: Any) -> np.ndarray:
     return (F * Uty) @ Vt
 
 
+@finite_result
 def fitted_values_path(X: Any, y: Any, lams: Any) -> np.ndarray:
     """Ridge fitted values ``sum_j d_j^2/(d_j^2+lam) U_j U_j^T y`` for a grid of ``lam``.
 
@@ -296,6 +304,7 @@ def fitted_values_path(X: Any, y: Any, lams: Any) -> np.ndarray:
     return (S * (U.T @ y)) @ U.T
 
 
+@finite_result
 def ridge_augmented(X: Any, y: Any, lam: float, *, fit_intercept: bool = True
                     ) -> tuple[float, np.ndarray]:
     """Solve the ridge problem with an unpenalised intercept as one least-squares problem.
@@ -350,6 +359,7 @@ def _shrink(d: np.ndarray, lams: np.ndarray, shape: tuple[int, int] | None = Non
     return out
 
 
+@finite_result
 def shrinkage_factors(d: Any, lam: Any) -> np.ndarray:
     """Ridge shrinkage factors ``d_j^2 / (d_j^2 + lam)``.
 
@@ -378,6 +388,7 @@ def shrinkage_factors(d: Any, lam: Any) -> np.ndarray:
     return out[0] if scalar else out
 
 
+@finite_result
 def effective_df(X: Any, lam: Any) -> Any:
     """Effective degrees of freedom ``sum_j d_j^2/(d_j^2 + lam) = tr(H_lam)``.
 
@@ -402,6 +413,7 @@ def effective_df(X: Any, lam: Any) -> Any:
     return float(df[0]) if scalar else df
 
 
+@finite_result
 def principal_components(X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Principal components of the column-centred design via its thin SVD.
 
@@ -428,11 +440,12 @@ def principal_components(X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return U * d, Vt.T, d**2 / X.shape[0]
 
 
+@finite_result
 def standardize(X: Any, *, center: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Centre each column and scale it to Euclidean norm ``sqrt(n)``.
 
     After this the columns have mean 0 and variance 1 with the ``1/n``
-    convention (the preprocessing of the notes' ridge regression).
+    convention (the preprocessing of the chapter "Ridge regression").
 
     Parameters
     ----------
@@ -455,10 +468,20 @@ def standardize(X: Any, *, center: bool = True) -> tuple[np.ndarray, np.ndarray,
     """
     X = check_matrix(X, "X")
     mean = X.mean(axis=0) if center else np.zeros(X.shape[1])
-    Z = X - mean
-    scale = np.sqrt(np.mean(Z**2, axis=0))
+    with np.errstate(over="ignore", invalid="ignore"):
+        Z = X - mean
+    check_finite_result(Z, "X - mean(X)", "rescale X")
+    # root mean square, with the largest entry factored out so that Z**2 cannot overflow
+    top = np.max(np.abs(Z), axis=0)
+    unit = np.where(top > 0, top, 1.0)
+    scale = unit * np.sqrt(np.mean((Z / unit) ** 2, axis=0))
     tiny = 100 * np.finfo(float).eps * np.max(np.abs(X), axis=0)
     bad = np.flatnonzero(scale <= tiny)
+    if X.shape[0] == 1:
+        raise ValueError(
+            "X has 1 sample (n_samples=1): every column is constant and cannot be "
+            "standardised; pass at least 2 samples (or use standardize=False)"
+        )
     if bad.size:
         raise ValueError(
             f"X has constant column(s) {bad.tolist()}, which cannot be standardised "
@@ -470,7 +493,7 @@ def standardize(X: Any, *, center: bool = True) -> tuple[np.ndarray, np.ndarray,
 # --------------------------------------------------------------------------- #
 # the estimator
 # --------------------------------------------------------------------------- #
-class RidgeRegression:
+class RidgeRegression(RegressorMixin, BaseEstimator):
     """Ridge regression with an unpenalised intercept and standardised columns.
 
     Fits ``argmin_{mu, beta} ||y - mu 1 - Z beta||^2 + lam ||beta||^2`` where
@@ -535,13 +558,15 @@ class RidgeRegression:
             Z, scale = X - x_mean, np.ones(p)
         y_mean = float(y.mean()) if self.fit_intercept else 0.0
         beta_z = _solve_many(Z, (y - y_mean)[:, None], lam, "svd")[:, 0]
-        self.coef_ = beta_z / scale
-        self.intercept_ = y_mean - float(x_mean @ self.coef_)
+        self.coef_ = check_finite_result(beta_z / scale, "RidgeRegression.fit: coef_")
+        self.intercept_ = check_finite_result(y_mean - float(x_mean @ self.coef_),
+                                              "RidgeRegression.fit: intercept_")
         self.x_mean_ = x_mean
         self.x_scale_ = scale
         self.n_features_in_ = p
         return self
 
+    @finite_result
     def predict(self, X: Any) -> np.ndarray:
         """Predict ``X @ coef_ + intercept_``.
 
@@ -555,15 +580,8 @@ class RidgeRegression:
         """
         check_fitted(self, "coef_")
         X = check_matrix(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X must have {self.n_features_in_} columns, as in fit; got {X.shape[1]}"
-            )
-        return X @ self.coef_ + self.intercept_
-
-    def __repr__(self) -> str:
-        return (f"RidgeRegression(lam={self.lam!r}, fit_intercept={self.fit_intercept!r}, "
-                f"standardize={self.standardize!r})")
+        check_n_features(self, X)
+        return check_finite_result(X @ self.coef_ + self.intercept_, "RidgeRegression.predict")
 
 
 # --------------------------------------------------------------------------- #
@@ -580,6 +598,7 @@ def _sym(M: np.ndarray) -> np.ndarray:
     return 0.5 * (M + M.T)
 
 
+@finite_result
 def ridge_mse_matrix(X: Any, beta0: Any, sigma2: float, lam: float
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Exact bias, variance and MSE matrix of ridge under ``Y = X beta0 + eps``.
@@ -615,6 +634,7 @@ def ridge_mse_matrix(X: Any, beta0: Any, sigma2: float, lam: float
     return bias, variance, variance + np.outer(bias, bias)
 
 
+@finite_result
 def ols_covariance(X: Any, sigma2: float) -> np.ndarray:
     """Covariance ``sigma2 (X^T X)^{-1}`` of the OLS estimator (via Cholesky solves).
 
@@ -635,6 +655,7 @@ def ols_covariance(X: Any, sigma2: float) -> np.ndarray:
     return _sym(sigma2 * sla.cho_solve(c, np.eye(X.shape[1]), check_finite=False))
 
 
+@finite_result
 def mse_difference(X: Any, beta0: Any, sigma2: float, lam: float) -> np.ndarray:
     """``MSE(OLS) - MSE(ridge_lam)``, computed directly from the two MSE matrices.
 
@@ -656,6 +677,7 @@ def mse_difference(X: Any, beta0: Any, sigma2: float, lam: float) -> np.ndarray:
     return _sym(ols_covariance(X, sigma2) - ridge_mse_matrix(X, beta0, sigma2, lam)[2])
 
 
+@finite_result
 def mse_difference_closed_form(X: Any, beta0: Any, sigma2: float, lam: float) -> np.ndarray:
     """The factorised form ``lam A [sigma2 (2I + lam (X^T X)^{-1}) - lam beta0 beta0^T] A``.
 
@@ -685,6 +707,7 @@ def mse_difference_closed_form(X: Any, beta0: Any, sigma2: float, lam: float) ->
     return _sym(lam * sla.cho_solve(c, AM.T, check_finite=False).T)
 
 
+@finite_result(allow_inf=True)  # beta0 = 0: ridge always wins, threshold inf
 def ridge_beats_ols_threshold(beta0: Any, sigma2: float) -> float:
     """The sufficient threshold ``2 sigma2 / ||beta0||^2`` of the "ridge beats OLS" theorem.
 
@@ -710,9 +733,10 @@ def ridge_beats_ols_threshold(beta0: Any, sigma2: float) -> float:
     return 2 * sigma2 / nb2
 
 
+@finite_result
 def ridge_mse_trace(X: Any, beta0: Any, sigma2: float, lams: Any
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Squared bias, total variance and total MSE ``E||beta_hat - beta0||^2`` over a grid of ``lam``.
+    """Squared bias, total variance and total MSE ``E||beta_hat - beta0||^2`` on a ``lam`` grid.
 
     Computed from one SVD: with ``c = V^T beta0``,
     ``||bias||^2 = sum_j (lam/(d_j^2+lam))^2 c_j^2 + ||beta0 - V V^T beta0||^2`` and
@@ -747,6 +771,7 @@ def ridge_mse_trace(X: Any, beta0: Any, sigma2: float, lams: Any
     return bias2, variance, bias2 + variance
 
 
+@finite_result
 def ridge_prediction_risk(X: Any, beta0: Any, sigma2: float, lams: Any) -> np.ndarray:
     """Exact in-sample prediction risk ``E ||X (beta_hat - beta0)||^2 / n`` over a grid of ``lam``.
 
@@ -782,6 +807,7 @@ def ridge_prediction_risk(X: Any, beta0: Any, sigma2: float, lams: Any) -> np.nd
 # --------------------------------------------------------------------------- #
 # simulation and the Gaussian likelihood
 # --------------------------------------------------------------------------- #
+@finite_result
 def simulate_responses(X: Any, beta0: Any, sigma2: float, n_reps: int, *,
                        seed: Any = None) -> np.ndarray:
     """Draw ``n_reps`` response vectors ``Y = X beta0 + eps``, ``eps ~ N(0, sigma2 I)``.
@@ -808,6 +834,7 @@ def simulate_responses(X: Any, beta0: Any, sigma2: float, n_reps: int, *,
     return X @ beta0 + np.sqrt(sigma2) * rng.standard_normal((n_reps, X.shape[0]))
 
 
+@finite_result
 def simulate_estimates(X: Any, beta0: Any, sigma2: float, lam: float, n_reps: int, *,
                        seed: Any = None) -> np.ndarray:
     """Ridge (``lam > 0``) or OLS (``lam = 0``) estimates over many noise draws at once.
@@ -840,6 +867,7 @@ def simulate_estimates(X: Any, beta0: Any, sigma2: float, lam: float, n_reps: in
     return sla.cho_solve(c, X.T @ Y.T, check_finite=False).T
 
 
+@finite_result
 def empirical_mse_matrix(estimates: Any, beta0: Any) -> np.ndarray:
     """Monte-Carlo MSE matrix ``mean_r (b_r - beta0)(b_r - beta0)^T``.
 
@@ -859,6 +887,7 @@ def empirical_mse_matrix(estimates: Any, beta0: Any) -> np.ndarray:
     return E.T @ E / B.shape[0]
 
 
+@finite_result
 def gaussian_score(X: Any, Y: Any, beta: Any, sigma2: float) -> np.ndarray:
     """Score (gradient of the log-likelihood) of the Gaussian linear model in ``(beta, sigma2)``.
 
@@ -894,12 +923,17 @@ def gaussian_score(X: Any, Y: Any, beta: Any, sigma2: float) -> np.ndarray:
         )
     R = Ya - X @ beta
     n = X.shape[0]
-    s_beta = R @ X / sigma2
-    s_sig = -n / (2 * sigma2) + np.sum(R**2, axis=1) / (2 * sigma2**2)
+    sigma2 = np.float64(sigma2)  # numpy arithmetic: overflow gives inf, caught below
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        s_beta = R @ X / sigma2
+        s_sig = -n / (2 * sigma2) + np.sum(R**2, axis=1) / (2 * sigma2) / sigma2
     S = np.column_stack([s_beta, s_sig])
+    check_finite_result(S, "gaussian_score", "sigma2 or the residuals are too small or too large "
+                        "for float64")
     return S[0] if single else S
 
 
+@finite_result
 def gaussian_fisher_information(X: Any, sigma2: float) -> np.ndarray:
     """Fisher information ``blockdiag(X^T X / sigma2, n / (2 sigma2^2))`` of ``(beta, sigma2)``.
 
@@ -919,6 +953,9 @@ def gaussian_fisher_information(X: Any, sigma2: float) -> np.ndarray:
         raise ValueError("sigma2 must be > 0 for the Fisher information; got 0")
     n, p = X.shape
     info = np.zeros((p + 1, p + 1))
-    info[:p, :p] = X.T @ X / sigma2
-    info[p, p] = n / (2 * sigma2**2)
-    return info
+    sigma2 = np.float64(sigma2)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        info[:p, :p] = X.T @ X / sigma2
+        info[p, p] = n / (2 * sigma2) / sigma2
+    return check_finite_result(info, "gaussian_fisher_information",
+                               "sigma2 is too small or too large for float64")

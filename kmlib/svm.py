@@ -24,6 +24,7 @@ import warnings
 from typing import Any, Callable
 
 import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ._estimator_inputs import (
     check_both_labels,
@@ -31,15 +32,18 @@ from ._estimator_inputs import (
     check_symmetric,
     fit_inputs,
     gram,
+    is_precomputed,
     prediction_gram,
 )
 from ._validation import (
     check_fitted,
+    check_gram_psd,
     check_int,
     check_labels,
     check_positive,
     check_same_length,
     check_square,
+    finite_result,
 )
 
 __all__ = ["KernelSVM", "C_from_lam", "smo_solve"]
@@ -49,6 +53,7 @@ __all__ = ["KernelSVM", "C_from_lam", "smo_solve"]
 _TAU = 1e-12
 
 
+@finite_result
 def C_from_lam(lam: float) -> float:
     r"""Box constant C of the dual SVM that matches the penalty ``lam`` of the book.
 
@@ -70,6 +75,7 @@ def C_from_lam(lam: float) -> float:
     return 1.0 / (2.0 * lam)
 
 
+@finite_result
 def smo_solve(K: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-3,
               max_iter: int = 100_000) -> tuple[np.ndarray, float, float, int, bool]:
     r"""Solve the C-SVM dual on a kernel matrix by SMO with second-order working-set selection.
@@ -109,6 +115,7 @@ def smo_solve(K: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-3,
     y = check_labels(y)
     check_same_length(K, y, "K", "y")
     check_symmetric(K, "K")
+    check_gram_psd(K, "K", who="smo_solve")
     check_both_labels(y)
     C = check_positive(C, "C")
     tol = check_positive(tol, "tol")
@@ -260,7 +267,7 @@ class _LazyRows:
         return d
 
 
-class KernelSVM:
+class KernelSVM(ClassifierMixin, BaseEstimator):
     r"""C-support vector classifier with an intercept, fitted by SMO.
 
     Solves :math:`\max_a \sum_i a_i - \tfrac12\sum_{ij} a_i a_j y_i y_j K_{ij}`
@@ -304,6 +311,11 @@ class KernelSVM:
         Training points with :math:`a_i > 0` (None with a precomputed kernel).
     X_fit_ : ndarray or None
         Training inputs (None with a precomputed kernel).
+    classes_ : ndarray of shape (2,)
+        The two labels; the book's :math:`y_i = \pm 1` is -1 for ``classes_[0]``
+        and +1 for ``classes_[1]``.
+    n_features_in_ : int
+        Number of columns of the training ``X`` (n_train when precomputed).
 
     Notes
     -----
@@ -330,6 +342,12 @@ class KernelSVM:
         """
         return C_from_lam(lam)
 
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False  # two classes (see classes_)
+        tags.input_tags.pairwise = is_precomputed(self.kernel)
+        return tags
+
     def _check_params(self) -> tuple[float, float, int]:
         tol, max_iter = check_solver_params(self.kernel, self.tol, self.max_iter)
         return check_positive(self.C, "C"), tol, max_iter
@@ -343,20 +361,23 @@ class KernelSVM:
             Training inputs.  With a callable kernel the Gram matrix is never
             formed: only the rows SMO selects are evaluated (see Notes).
         y : array of shape (n,)
-            Labels, each exactly -1 or 1; both classes must be present.
+            Two distinct class labels (e.g. -1 and 1, 0 and 1, or two strings),
+            coded -1 for ``classes_[0]`` and +1 for ``classes_[1]``; both must be present.
 
         Returns
         -------
         self : KernelSVM
         """
         C, tol, max_iter = self._check_params()
-        K, X_fit, y = fit_inputs(self.kernel, X, y, need_gram=False)
+        K, X_fit, y, classes = fit_inputs(self.kernel, X, y, need_gram=False)
         if X_fit is None:
             K = np.ascontiguousarray(K)
+            check_gram_psd(K, "X", who="KernelSVM.fit")
             row, diag = K.__getitem__, np.diagonal(K).copy()
         else:
             rows = _LazyRows(self.kernel, X_fit)
             row, diag = rows, rows.diagonal()
+            check_gram_psd(np.diag(diag), "kernel(X)", who="KernelSVM.fit")
         a, b, objective, n_iter, converged = _smo(row, diag, y, C, tol, max_iter)
         if not converged:
             warnings.warn(
@@ -375,8 +396,11 @@ class KernelSVM:
         self.X_fit_ = X_fit
         self.support_vectors_ = None if X_fit is None else X_fit[sv]
         self.n_train_ = int(len(y))
+        self.classes_ = classes
+        self.n_features_in_ = int(K.shape[1] if X_fit is None else X_fit.shape[1])
         return self
 
+    @finite_result
     def decision_function(self, X: Any) -> np.ndarray:
         r"""Evaluate :math:`f(x) = \sum_{i \in SV} a_i y_i k(x, x_i) + b`.
 
@@ -391,11 +415,15 @@ class KernelSVM:
         ndarray of shape (m,)
         """
         check_fitted(self, "dual_coef_")
-        Kt = prediction_gram(self.kernel, X, self.X_fit_, self.n_train_, keep=self.support_)
+        Kt = prediction_gram(self.kernel, X, self.X_fit_, self.n_train_, keep=self.support_,
+                             who=type(self).__name__)
         return Kt @ self.dual_coef_ + self.intercept_
 
+    @finite_result
     def predict(self, X: Any) -> np.ndarray:
-        r"""Predicted labels :math:`\operatorname{sign} f(x)` in {-1, 1} (ties go to +1).
+        r"""Predicted labels: ``classes_[1]`` where :math:`f(x) \ge 0`, else ``classes_[0]``.
+
+        With labels -1 and 1 this is :math:`\operatorname{sign} f(x)` (ties go to +1).
 
         Parameters
         ----------
@@ -405,4 +433,5 @@ class KernelSVM:
         -------
         ndarray of shape (m,)
         """
-        return np.where(self.decision_function(X) >= 0.0, 1.0, -1.0)
+        positive = self.decision_function(X) >= 0.0
+        return self.classes_[positive.astype(int)]

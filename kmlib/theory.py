@@ -26,6 +26,7 @@ from ._validation import (
     check_nonnegative,
     check_square,
     check_vector,
+    finite_result,
 )
 
 __all__ = [
@@ -78,6 +79,7 @@ def _out(values: np.ndarray, scalar: bool) -> Any:
     return float(values[0]) if scalar else values
 
 
+@finite_result
 def sobolev_eigenvalues(j: Any) -> Any:
     r"""Mercer eigenvalues :math:`\mu_j = 4 / (\pi^2 (2j - 1)^2)` of :math:`\min(x, x')`.
 
@@ -110,6 +112,7 @@ def sobolev_eigenvalues(j: Any) -> Any:
     return float(mu) if mu.ndim == 0 else mu
 
 
+@finite_result
 def krr_mspe(K: Any, f0: Any, sigma2: float, lam: Any) -> Any:
     r"""Exact mean squared prediction error of KRR at the design points.
 
@@ -171,12 +174,13 @@ def krr_mspe(K: Any, f0: Any, sigma2: float, lam: Any) -> Any:
     return _out((bias2 + var) / n, scalar)
 
 
+@finite_result
 def krr_mspe_bound(eigvals: Any, sigma2: float, lam: Any, f_norm2: float) -> MSPEBound:
     r"""Both upper bounds of the MSPE theorem for kernel ridge regression.
 
-    Theorem (the book's [7.T1]; Theorem 7, eq. (1.15) of the Shah notes, with
-    :math:`\|f^0\|_{\mathcal H}^2` kept explicit as in that seed rather than
-    normalised to 1 -- errata E.10/E.57): if :math:`f^0 \in \mathcal H`, then
+    Theorem (chapter "How fast does kernel ridge regression learn?", with
+    :math:`\|f^0\|_{\mathcal H}^2` kept explicit rather than normalised to 1):
+    if :math:`f^0 \in \mathcal H`, then
 
     .. math::
         \mathrm{MSPE}(\lambda)
@@ -218,6 +222,7 @@ def krr_mspe_bound(eigvals: Any, sigma2: float, lam: Any, f_norm2: float) -> MSP
     return MSPEBound(_out(b1, scalar), _out(b2, scalar))
 
 
+@finite_result
 def delta_n(mu_hat: Any, sigma2: float, gamma: Any, f_norm2: float, *,
             n: int | None = None) -> Any:
     r"""The rescaled MSPE bound :math:`\delta_n(\gamma)` of the rates theorem.
@@ -226,14 +231,14 @@ def delta_n(mu_hat: Any, sigma2: float, gamma: Any, f_norm2: float, *,
         \delta_n(\gamma) = \frac{\sigma^2}{\gamma}\,\frac1n\sum_{i=1}^n
             \min(\hat\mu_i/4, \gamma) + \frac{\|f^0\|_{\mathcal H}^2\,\gamma}{4}
 
-    (eq. (1.16) of the Shah notes; the book's [7.D2]).  With
+    (chapter "How fast does kernel ridge regression learn?").  With
     :math:`\hat\mu_i = d_i/n` and :math:`\gamma = \lambda/n` it equals
     ``krr_mspe_bound(d, sigma2, lam, f_norm2).bound2``, so it bounds the MSPE
     of the KRR estimate with penalty :math:`\lambda = n\gamma` -- the estimator
-    written :math:`\hat f_{n\gamma_n}`, not :math:`\hat f_{\gamma_n}` as the
-    seed's Theorem 9 prints it (erratum E.34).  Note the :math:`\mu/4` inside the
-    minimum; Theorem 9's :math:`\phi(\gamma) = \sum_j\min(\mu_j, \gamma)` drops
-    the 4, which only makes it larger.
+    written :math:`\hat f_{n\gamma_n}` (penalty :math:`n\gamma_n`, not
+    :math:`\gamma_n`).  Note the :math:`\mu/4` inside the minimum; the simpler
+    :math:`\phi(\gamma) = \sum_j\min(\mu_j, \gamma)` drops the 4, which only makes
+    it larger.
 
     Population version (Lemma 8): pass the Mercer eigenvalues
     :math:`\mu_j` (e.g. :func:`sobolev_eigenvalues`, truncated) as ``mu_hat``

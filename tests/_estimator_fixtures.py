@@ -53,15 +53,17 @@ def assert_rejects_bad_inputs(Estimator, X: np.ndarray, y: np.ndarray, kernel) -
     """The input contract shared by KernelSVM and KernelLogisticRegression.
 
     Both take ``Estimator(kernel, tol=..., max_iter=...)`` with a callable or
-    ``"precomputed"`` kernel, labels in {-1, 1} with both present, and give a
+    ``"precomputed"`` kernel, exactly two class labels, and give a
     ValueError naming the argument for every bad input below.  ``X`` (n, d) and
     ``y`` must be valid training data for ``kernel``.
     """
     n, d = X.shape
-    with pytest.raises(ValueError, match="y must contain only the labels -1 and 1"):
-        Estimator(kernel).fit(X, (y > 0).astype(float))
+    with pytest.raises(ValueError, match="Only binary classification is supported"):
+        Estimator(kernel).fit(X, np.arange(n) % 3)
+    with pytest.raises(ValueError, match="Unknown label type"):
+        Estimator(kernel).fit(X, y + 0.5 * np.arange(n))
     for label in (1.0, -1.0):
-        one_class = f"y must contain both labels -1 and 1; got only {label:g}"
+        one_class = f"y must contain two classes; got only one class, the label {label!r}"
         with pytest.raises(ValueError, match=one_class):
             Estimator(kernel).fit(X, np.full(n, label))
     for tol in (0.0, -1.0):
@@ -100,7 +102,7 @@ def assert_rejects_bad_inputs(Estimator, X: np.ndarray, y: np.ndarray, kernel) -
 
     # callable: the test points need the training data's number of features
     model = Estimator(kernel).fit(X, y)
-    with pytest.raises(ValueError, match=f"X must have {d} feature"):
+    with pytest.raises(ValueError, match=f"X has {d + 1} features, but {Estimator.__name__}"):
         model.predict(np.ones((4, d + 1)))
     model.kernel = _nan_kernel
     with pytest.raises(ValueError, match="kernel returned NaN or infinite values"):

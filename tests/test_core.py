@@ -7,10 +7,18 @@ from sklearn.model_selection import KFold as SkKFold
 
 from kmlib import NotFittedError, datasets, plotting
 from kmlib._folds import KFold, resolve_folds
-from kmlib._validation import (check_fitted, check_int, check_kernel, check_labels, check_lam,
-                               check_matrix, check_rng, check_square, check_vector)
+from kmlib._validation import (
+    check_fitted,
+    check_int,
+    check_kernel,
+    check_labels,
+    check_lam,
+    check_matrix,
+    check_rng,
+    check_square,
+    check_vector,
+)
 from kmlib.book import stated
-
 
 # ------------------------------------------------------------------ validation
 
@@ -80,7 +88,7 @@ def test_shuffled_kfold_partitions_and_is_seeded():
     for tr, te in folds:
         assert np.intersect1d(tr, te).size == 0 and len(tr) + len(te) == 23
     again = list(KFold(4, seed=1).split(23))
-    assert all(np.array_equal(a[1], b[1]) for a, b in zip(folds, again))
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip(folds, again, strict=False))
     kappa = KFold(4, seed=1).fold_of(23)
     for j, (_, te) in enumerate(folds):
         assert np.all(kappa[te] == j)
@@ -89,7 +97,7 @@ def test_shuffled_kfold_partitions_and_is_seeded():
 def test_resolve_folds_int_means_seeded_shuffled_kfold():
     a = resolve_folds(5, 20)
     b = list(KFold(5, shuffle=True, seed=0).split(20))
-    assert all(np.array_equal(x[1], y[1]) for x, y in zip(a, b))
+    assert all(np.array_equal(x[1], y[1]) for x, y in zip(a, b, strict=False))
 
 
 @pytest.mark.parametrize("folds, match", [

@@ -85,7 +85,7 @@ def test_two_moons_bad_input(args, match):
 # ---------------------------------------------------------------------------
 
 def test_targets_at_hand_picked_points():
-    """Definitions of [7.N1]: sin(4 pi x); square wave 1 on [0, .25) U [.5, .75), -1 elsewhere."""
+    """The book's targets: sin(4 pi x); square wave 1 on [0, .25) U [.5, .75), -1 elsewhere."""
     x = np.array([0.0, 0.1, 0.25, 0.3, 0.5, 0.6, 0.75, 0.9, 1.0])
     np.testing.assert_array_equal(square_wave_target(x), [1, 1, -1, -1, 1, 1, -1, -1, -1])
     np.testing.assert_allclose(sine_target([0.125, 0.375, 0.5]), [1.0, -1.0, 0.0], atol=1e-12)
@@ -114,7 +114,7 @@ def test_sine_and_square_data():
 def test_sine_and_square_deterministic():
     a = sine_and_square(25, 0.1, seed=5)
     b = sine_and_square(25, 0.1, seed=5)
-    for u, v in zip(a, b):
+    for u, v in zip(a, b, strict=False):
         np.testing.assert_array_equal(u, v)
     assert not np.allclose(a[0], sine_and_square(25, 0.1, seed=6)[0])
 

@@ -9,9 +9,8 @@ import sys
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
-
 from _notebooks import ROOT, myst_notebooks, read
+from nbclient import NotebookClient
 
 sys.path.insert(0, str(ROOT / "scripts"))
 import make_exercises  # noqa: E402

@@ -143,7 +143,7 @@ def test_variance_scales_like_one_over_D(variant):
 
 def test_rff_uniform_bound_closed_form():
     """Reference: the theorem's formula D >= (2/eps^2) log(2N^2/delta), and the value
-    2303 quoted in the syllabus check for N=50, eps=0.1, delta=0.05."""
+    2303 for N=50, eps=0.1, delta=0.05 (hand computation of the closed form)."""
     assert rff_uniform_bound(50, 0.1, 0.05) == 2303
     for N, eps, delta in [(1, 0.5, 0.5), (10, 0.25, 0.1), (1000, 0.05, 0.01)]:
         D = rff_uniform_bound(N, eps, delta)

@@ -465,7 +465,7 @@ def test_pds_from_nds_detects_a_kernel_that_is_not_nds():
 
 
 def test_pds_from_nds_uses_k_x0_x0_not_the_misprint():
-    """Reference: erratum E.12, the last term is k(x0, x0) (brute-force four-term formula)."""
+    """Reference: the four-term formula with last term k(x0, x0), evaluated by brute force."""
     k = km.gaussian(1.0) + km.linear()  # any symmetric kernel with k(x0, x0) != k(x, x0)
     x0 = np.array([0.3, 0.4])
     X = np.random.default_rng(15).normal(size=(5, 2))

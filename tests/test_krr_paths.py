@@ -71,7 +71,7 @@ def test_path_equals_direct_solves():
     K = rbf(0.5)(X)
     F = krr_path(K, y, LAMS)
     assert F.shape == (len(LAMS), len(y))
-    for lam, f in zip(LAMS, F):
+    for lam, f in zip(LAMS, F, strict=False):
         np.testing.assert_allclose(f, brute_fitted(K, y, lam), rtol=1e-9, atol=1e-11)
 
 
@@ -176,8 +176,10 @@ def test_cv_path_indefinite_blocks_fall_back_and_warn_once():
     """Reference: LU refits of the invertible, indefinite K_train + lam I on every fold."""
     rng = np.random.default_rng(12)
     Q, _ = np.linalg.qr(rng.standard_normal((12, 12)))
-    K = Q @ np.diag(np.r_[np.linspace(1, 3, 6), -np.linspace(1, 2, 6)]) @ Q.T
+    # indefinite, but with a positive diagonal (so not rejected by check_gram_psd's O(n) test)
+    K = Q @ np.diag(np.r_[np.linspace(1, 3, 6), -np.linspace(0.2, 0.4, 6)]) @ Q.T
     K = 0.5 * (K + K.T)
+    assert np.diag(K).min() > 0
     y = rng.standard_normal(12)
     lams = [0.1, 5.0]
     pairs = list(KFold(3, shuffle=True, seed=0).split(12))
@@ -265,7 +267,7 @@ def test_tune_krr_default_folds_equal_cv_path():
     """Second algorithm: each table row equals krr_cv_path on that kernel's Gram matrix."""
     X, y = _data(n=25, seed=11)
     model, table = tune_krr(X[:, 0], y, rbf, [0.5, 3.0], LAMS)
-    for row, g in zip(table.cv, [0.5, 3.0]):
+    for row, g in zip(table.cv, [0.5, 3.0], strict=False):
         np.testing.assert_allclose(row, krr_cv_path(rbf(g)(X[:, :1]), y, LAMS, 5), rtol=1e-12)
 
 
@@ -290,7 +292,7 @@ def test_property_path_and_loo_equal_brute_force(problem):
     K, y, lams = problem
     F = krr_path(K, y, lams)
     scale = 1.0 + np.max(np.abs(y))
-    for lam, f in zip(lams, F):
+    for lam, f in zip(lams, F, strict=False):
         np.testing.assert_allclose(f, brute_fitted(K, y, lam), rtol=1e-7, atol=1e-9 * scale)
     np.testing.assert_allclose(krr_loo(K, y, lams), brute_loo(K, y, lams), rtol=1e-7,
                                atol=1e-12 * scale**2)
@@ -365,10 +367,32 @@ def test_loo_rejects_lam0(Ky):
 
 
 def test_loo_rejects_singular_shift():
-    """K with eigenvalue -1: K + 1 I is singular, so leave-one-out is undefined."""
-    K = np.diag([2.0, 1.0, -1.0])
-    with pytest.raises(ValueError, match="numerically singular for lam=1"):
-        krr_loo(K, [1.0, 2.0, 3.0], [0.5, 1.0])
+    """A valid but singular Gram matrix (a repeated point) at lam = 1e-14: the message says
+    that K + lam I is singular to rounding, not that K is not PSD (eigenvalues of K: >= 0)."""
+    x = np.repeat(np.linspace(0.0, 1.0, 10), 5)   # each point five times: rank 10 of 50
+    K = np.exp(-(x[:, None] - x[None, :]) ** 2)
+    ev = np.linalg.eigvalsh(K)
+    assert abs(ev[0]) < 1e-12 * ev[-1]
+    with pytest.raises(ValueError, match="numerically singular for lam=1e-14.*Use a larger lam"):
+        krr_loo(K, np.sin(3 * x), [1e-14, 1.0])
+
+
+def test_indefinite_gram_rejected_by_one_rule():
+    """-K is no Gram matrix (negative diagonal): every entry point says so the same way;
+    where the eigenvalues are computed (krr_path, krr_loo), an indefinite K with a positive
+    diagonal is rejected too.  Reference: the eigenvalues by numpy."""
+    x = np.linspace(0.0, 1.0, 8)
+    K = np.exp(-(x[:, None] - x[None, :]) ** 2)
+    y = np.sin(3 * x)
+    for call in (lambda: krr_path(-K, y, [1.0]), lambda: krr_loo(-K, y, [1.0]),
+                 lambda: krr_cv_path(-K, y, [1.0], folds=2)):
+        with pytest.raises(ValueError, match="not a positive semi-definite Gram matrix"):
+            call()
+    Kind = np.cos(3 * (x[:, None] + x[None, :])) + 1.0   # diagonal >= 0, indefinite
+    assert np.linalg.eigvalsh(Kind).min() < -0.1 and np.diag(Kind).min() >= 0
+    for call in (lambda: krr_path(Kind, y, [1.0]), lambda: krr_loo(Kind, y, [1.0])):
+        with pytest.raises(ValueError, match="not positive semi-definite: its smallest eigen"):
+            call()
 
 
 def test_tune_krr_bad_input():

@@ -20,8 +20,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from kmlib import _folds
-from kmlib._validation import NotFittedError
 from kmlib import model_selection as ms
+from kmlib._validation import NotFittedError
 from kmlib.ridge import RidgeRegression
 
 LAMS = np.array([0.0, 1e-3, 0.1, 1.0, 10.0, 1e3])
@@ -490,7 +490,7 @@ def test_bad_stack_and_holdout_input():
         ms.holdout_curve(X, y, [1.0], np.arange(6), np.array([], dtype=int))
     with pytest.raises(ValueError, match="train_idx"):
         ms.holdout_curve(X, y, [1.0], np.arange(6) + 5, np.arange(5))
-    with pytest.raises(ValueError, match="columns"):
+    with pytest.raises(ValueError, match="but StackedRidge is expecting 3 features"):
         ms.StackedRidge([1.0]).fit(X, y).predict(X[:, :2])
     with pytest.raises(ValueError, match="lams"):
         ms.StackedRidge([-1.0]).fit(X, y)

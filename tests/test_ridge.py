@@ -143,7 +143,7 @@ def test_ridge_regression_unstandardized_matches_sklearn_with_and_without_interc
 
 
 def test_ridge_regression_scaled_without_intercept_matches_sklearn():
-    """Reference: sklearn Ridge(fit_intercept=False) on columns divided by their root mean square."""
+    """Reference: sklearn Ridge(fit_intercept=False) on columns divided by their RMS."""
     X, y = _data(30, 4, 29, scales=np.array([0.1, 1.0, 10.0, 3.0]))
     model = R.RidgeRegression(2.0, fit_intercept=False, standardize=True).fit(X, y)
     rms = np.sqrt(np.mean(X**2, axis=0))
@@ -170,7 +170,7 @@ def test_ridge_regression_estimator_contract():
         model.predict(X)
     assert model.fit(X, y) is model
     assert (model.lam, model.fit_intercept, model.standardize) == (0.5, True, False)
-    with pytest.raises(ValueError, match="X must have 3 columns"):
+    with pytest.raises(ValueError, match="X has 2 features, but RidgeRegression is expecting 3"):
         model.predict(X[:, :2])
 
 
@@ -192,7 +192,7 @@ def test_effective_df_equals_trace_of_hat_matrix():
         X, _ = _data(n, p, 14)
         lams = np.array([0.1, 1.0, 10.0])
         df = R.effective_df(X, lams)
-        for lam, value in zip(lams, df):
+        for lam, value in zip(lams, df, strict=False):
             H = X @ np.linalg.solve(X.T @ X + lam * np.eye(p), X.T)
             assert abs(value - np.trace(H)) < 1e-9
             assert abs(R.effective_df(X, float(lam)) - value) < 1e-12
@@ -252,7 +252,7 @@ def test_ridge_prediction_risk_equals_trace_formula_and_ols_limit():
         beta0 = np.linspace(1, -1, p)
         lams = np.array([0.3, 3.0, 30.0])
         risk = R.ridge_prediction_risk(X, beta0, 1.7, lams)
-        for lam, value in zip(lams, risk):
+        for lam, value in zip(lams, risk, strict=False):
             mse = R.ridge_mse_matrix(X, beta0, 1.7, lam)[2]
             assert abs(value - np.trace(X @ mse @ X.T) / n) < 1e-10
     X, _ = _data(40, 6, 28)
@@ -303,7 +303,8 @@ def test_mse_difference_equals_factorised_closed_form():
     sigma2, lam = 1.3, 0.7
     G = X.T @ X
     A = np.linalg.solve(G + lam * np.eye(5), np.eye(5))
-    mid = sigma2 * (2 * np.eye(5) + lam * np.linalg.solve(G, np.eye(5))) - lam * np.outer(beta0, beta0)
+    mid = (sigma2 * (2 * np.eye(5) + lam * np.linalg.solve(G, np.eye(5)))
+           - lam * np.outer(beta0, beta0))
     ref = lam * A @ mid @ A
     np.testing.assert_allclose(R.mse_difference(X, beta0, sigma2, lam), ref, atol=1e-14, rtol=1e-9)
     np.testing.assert_allclose(R.mse_difference_closed_form(X, beta0, sigma2, lam), ref,
@@ -313,7 +314,8 @@ def test_mse_difference_equals_factorised_closed_form():
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10_000), frac=st.floats(0.01, 0.99), p=st.integers(1, 6))
 def test_ridge_beats_ols_below_threshold(seed, frac, p):
-    """Theorem 1 of the notes: the MSE difference is PD for 0 < lam < 2 sigma2/||beta0||^2."""
+    """Theorem (chapter "Ridge regression"): the MSE difference is PD for
+    0 < lam < 2 sigma2/||beta0||^2."""
     X, _ = _data(30, p, seed)
     beta0 = np.random.default_rng(seed + 1).standard_normal(p) * 3
     lam = frac * R.ridge_beats_ols_threshold(beta0, 1.0)
@@ -332,7 +334,8 @@ def test_threshold_is_closed_form_and_ridge_loses_far_above():
 
 
 def test_ridge_mse_trace_equals_trace_of_mse_matrix():
-    """Second algorithm: the SVD formulas vs the trace of the Cholesky-based matrices (p > n too)."""
+    """Second algorithm: the SVD formulas vs the trace of the Cholesky-based matrices
+    (p > n too)."""
     for n, p in [(40, 5), (6, 12)]:
         X, _ = _data(n, p, 22)
         beta0 = np.linspace(-1, 1, p)
@@ -406,7 +409,8 @@ BAD_CALLS = [
     ("df X", lambda: R.effective_df(np.full((3, 2), np.inf), 1.0), "X contains"),
     ("pca X", lambda: R.principal_components(np.empty((0, 2))), "X is empty"),
     ("std X", lambda: R.standardize([[np.nan, 1.0]]), "X contains"),
-    ("risk lams", lambda: R.ridge_prediction_risk(_X, _b, 1.0, [[1.0]]), "lams must be a non-empty 1-D"),
+    ("risk lams", lambda: R.ridge_prediction_risk(_X, _b, 1.0, [[1.0]]),
+     "lams must be a non-empty 1-D"),
     ("risk beta0", lambda: R.ridge_prediction_risk(_X, np.ones(4), 1.0, [1.0]), "beta0 must have"),
     ("fit lam", lambda: R.RidgeRegression(lam=-1).fit(_X, _y), "lam must be >= 0"),
     ("fit lengths", lambda: R.RidgeRegression().fit(_X, _y[:3]), "same number of samples"),
@@ -416,7 +420,8 @@ BAD_CALLS = [
     ("mse lam0 p>n", lambda: R.ridge_mse_matrix(_X.T, np.ones(10), 1.0, 0.0), "full column rank"),
     ("olscov", lambda: R.ols_covariance(_X.T, 1.0), "full column rank"),
     ("diff lam", lambda: R.mse_difference(_X, _b, 1.0, np.nan), "lam must be finite"),
-    ("diffcf beta", lambda: R.mse_difference_closed_form(_X, [np.nan] * 3, 1.0, 1.0), "beta0 contains"),
+    ("diffcf beta", lambda: R.mse_difference_closed_form(_X, [np.nan] * 3, 1.0, 1.0),
+     "beta0 contains"),
     ("threshold", lambda: R.ridge_beats_ols_threshold(_b, -1.0), "sigma2 must be >= 0"),
     ("trace lams", lambda: R.ridge_mse_trace(_X, _b, 1.0, [-1.0]), "lams must contain"),
     ("sim reps", lambda: R.simulate_responses(_X, _b, 1.0, 0), "n_reps must be >= 1"),

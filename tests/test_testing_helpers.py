@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from _estimator_fixtures import linear, random_two_class, rbf
 from _exercise_cells import assert_checks_fail_with_none_stubs, assigned_names, check_sources
 

@@ -72,7 +72,7 @@ def test_mspe_equals_bias_plus_variance_formula():
     lams = np.logspace(-4, 2, 13)
     got = krr_mspe(K, f0, 0.25, lams)
     assert got.shape == lams.shape
-    for lam, g in zip(lams, got):
+    for lam, g in zip(lams, got, strict=False):
         S = smoother(K, lam)
         ref = (np.sum((S @ f0 - f0) ** 2) + 0.25 * np.trace(S @ S.T)) / len(f0)
         np.testing.assert_allclose(g, ref, rtol=1e-8)
@@ -99,7 +99,7 @@ def test_mspe_lam_zero_limit():
 # ---------------------------------------------------------------------------
 
 def test_bounds_dominate_exact_mspe_on_grid():
-    """Theorem [7.T1]: MSPE <= bound1 <= bound2 for f0 = K c (||f0||_H^2 = c^T K c) and for
+    """The MSPE theorem: MSPE <= bound1 <= bound2 for f0 = K c (||f0||_H^2 = c^T K c) and for
     f0 with centres off the design (||f0||_H^2 = a^T K_z a), over a grid of lam."""
     x, K = design(n=40, seed=4)
     d = np.linalg.eigvalsh(K)
@@ -134,7 +134,7 @@ def test_bound_terms_closed_form():
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(2, 15),
        lam=st.floats(1e-6, 1e3), sigma2=st.floats(0.0, 5.0))
 def test_bounds_hold_for_random_psd_matrices(seed, n, lam, sigma2):
-    """Theorem [7.T1] as a property over random PSD K (possibly rank deficient) and f0 = K c."""
+    """The MSPE theorem as a property over random PSD K (possibly rank deficient) and f0 = K c."""
     rng = np.random.default_rng(seed)
     A = rng.standard_normal((n, rng.integers(1, n + 1)))
     K = A @ A.T
@@ -214,7 +214,7 @@ def test_sobolev_eigenvalues_sum_to_half():
 
 @pytest.mark.parametrize("gamma", [1e-2, 1e-3, 1e-4])
 def test_sobolev_sum_bound(gamma):
-    """Inequality [7.P3]: sum_j min(mu_j/4, gamma) <= sqrt(gamma)/pi + gamma/2."""
+    """The Sobolev-spectrum inequality: sum_j min(mu_j/4, gamma) <= sqrt(gamma)/pi + gamma/2."""
     s = np.minimum(sobolev_eigenvalues(np.arange(1, 1_000_001)) / 4, gamma).sum()
     assert s <= math.sqrt(gamma) / math.pi + gamma / 2
 
