@@ -61,6 +61,11 @@ except ImportError:  # pragma: no cover - threadpoolctl ships with scikit-learn
     _threadpool_limits = None
 
 
+#: Below this many multiply-adds per block (columns^2 x rows), StreamingRFFRidge runs
+#: with one BLAS thread: for small blocks, thread synchronisation costs more than it saves.
+_SMALL_BLOCK_FLOPS = 2e9
+
+
 def _one_blas_thread() -> contextlib.AbstractContextManager:
     """Context with one BLAS thread (a no-op without ``threadpoolctl``)."""
     if _threadpool_limits is None:  # pragma: no cover
@@ -82,6 +87,7 @@ __all__ = [
     "softmax_prf_variance",
     "uniform_max_errors",
     "nystroem_gram",
+    "spectrum",
     "relative_errors",
     "rff_vs_nystroem",
     "median_heuristic",
@@ -487,6 +493,17 @@ def _spectral_norm(A: np.ndarray, seed: int = 0) -> float:
                               return_eigenvectors=False)).max())
 
 
+def spectrum(A: Any) -> np.ndarray:
+    """Eigenvalues of a symmetric matrix in decreasing order (``eigvalsh``, one BLAS thread).
+
+    One thread, because on a shared machine the threaded tridiagonalisation of a
+    matrix of a few hundred rows is slower than the sequential one.
+    """
+    A = check_square(A, "A")
+    with _one_blas_thread():
+        return linalg.eigvalsh(0.5 * (A + A.T), check_finite=False)[::-1]
+
+
 def relative_errors(K: Any, K_approx: Any) -> tuple[float, float]:
     """Relative spectral and Frobenius errors ``||K - K_approx|| / ||K||`` (symmetric input).
 
@@ -509,7 +526,8 @@ def rff_vs_nystroem(X: Any, sigma: float, sizes: Iterable[int], *,
     For each ``m`` in ``sizes``: RFF with ``m // 2`` cosine--sine frequencies
     (``m`` columns) and Nystrom with ``m`` anchors.  Returns the relative
     Frobenius errors of ``Phi Phi^T`` against the exact Gram matrix and the
-    wall time of building the features (fit + transform).
+    wall time of building the features (fit + transform, the faster of two runs
+    with the same seed, one BLAS thread).
 
     Returns
     -------
@@ -523,13 +541,14 @@ def rff_vs_nystroem(X: Any, sigma: float, sizes: Iterable[int], *,
     K = kern(X)
     nK = np.linalg.norm(K)
     out = {k: np.empty(ms.size) for k in ("err_rff", "err_nys", "time_rff", "time_nys")}
-    for i, m in enumerate(ms):
-        rff = RandomFourierFeatures(sigma, m // 2, seed=rng)
-        Z, out["time_rff"][i] = timed(lambda: rff.fit_transform(X))
-        nys = Nystroem(kern, m, seed=rng)
-        P, out["time_nys"][i] = timed(lambda: nys.fit_transform(X))
-        out["err_rff"][i] = np.linalg.norm(K - Z @ Z.T) / nK
-        out["err_nys"][i] = np.linalg.norm(K - P @ P.T) / nK
+    with _one_blas_thread():
+        for i, m in enumerate(ms):
+            rff = RandomFourierFeatures(sigma, m // 2, seed=int(rng.integers(2**31)))
+            Z, out["time_rff"][i] = timed(lambda: rff.fit_transform(X), repeats=2)
+            nys = Nystroem(kern, m, seed=int(rng.integers(2**31)))
+            P, out["time_nys"][i] = timed(lambda: nys.fit_transform(X), repeats=2)
+            out["err_rff"][i] = np.linalg.norm(K - Z @ Z.T) / nK
+            out["err_nys"][i] = np.linalg.norm(K - P @ P.T) / nK
     out["m"] = ms
     return out
 
@@ -653,7 +672,9 @@ class StreamingRFFRidge:
     :math:`Z^\top Z` (``2D x 2D``) and :math:`Z^\top y`, which are sums over the
     samples: they are accumulated block by block (``dsyrk`` for the Gram part), so
     memory is :math:`O(D^2 + b D)` for blocks of ``b`` rows whatever the number
-    of samples, and time is :math:`O(n D^2 + D^3)`.
+    of samples, and time is :math:`O(n D^2 + D^3)`.  When one block costs fewer
+    than ``2e9`` multiply-adds, the fit runs with one BLAS thread (if
+    ``threadpoolctl`` is installed).
 
     Parameters
     ----------
@@ -682,6 +703,11 @@ class StreamingRFFRidge:
     def fit_blocks(self, blocks: Iterable[tuple[Any, Any]]) -> "StreamingRFFRidge":
         """Fit from an iterable of ``(X_block, y_block)`` pairs; returns ``self``."""
         lam = check_positive(self.lam, "lam")
+        with contextlib.ExitStack() as stack:
+            return self._fit_blocks(iter(blocks), lam, stack)
+
+    def _fit_blocks(self, blocks: Iterator[tuple[Any, Any]], lam: float,
+                    stack: contextlib.ExitStack) -> "StreamingRFFRidge":
         G = b = rff = None
         n_seen = 0
         for X, y in blocks:
@@ -692,6 +718,8 @@ class StreamingRFFRidge:
                 rff = RandomFourierFeatures(self.sigma, self.n_features, seed=self.seed).fit(X)
                 p = rff.n_output_features_
                 G, b = np.zeros((p, p), order="F"), np.zeros(p)
+                if p * p * X.shape[0] < _SMALL_BLOCK_FLOPS:   # small blocks: one BLAS thread
+                    stack.enter_context(_one_blas_thread())
             Z = rff.transform(X)
             G = blas.dsyrk(1.0, Z, beta=1.0, c=G, trans=1, lower=1, overwrite_c=1)
             b += Z.T @ y

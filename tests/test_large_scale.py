@@ -276,3 +276,10 @@ def test_streaming_validation():
         ls.StreamingRFFRidge(lam=0.0).fit(np.ones((3, 2)), np.ones(3))
     with pytest.raises(ValueError, match="not fitted|fit"):
         ls.StreamingRFFRidge().predict(np.ones((3, 2)))
+
+
+def test_spectrum_is_sorted_and_matches_numpy():
+    """Second algorithm: numpy.linalg.eigvalsh, sorted in decreasing order."""
+    A = np.random.default_rng(1).standard_normal((30, 30))
+    A = A + A.T
+    assert np.allclose(ls.spectrum(A), np.sort(np.linalg.eigvalsh(A))[::-1], atol=1e-10)
