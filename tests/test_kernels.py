@@ -710,3 +710,59 @@ def test_tiled_gram_matches_scikit_learn_rbf_on_a_large_sample():
     X = np.random.default_rng(8).standard_normal((1100, 5))
     np.testing.assert_allclose(km.gaussian(1.7)(X), pairwise.rbf_kernel(X, gamma=1 / (2 * 1.7**2)),
                                rtol=1e-12, atol=1e-14)
+
+
+def _matern_half_integer_closed_form(p: int, r: np.ndarray) -> np.ndarray:
+    """Matern kernel with nu = p + 1/2 (unit length scale) from its closed form
+    exp(-x) p!/(2p)! sum_i (p+i)!/(i!(p-i)!) (2x)^(p-i), x = sqrt(2 nu) r, summed in logs."""
+    from scipy.special import gammaln, logsumexp
+
+    x = np.sqrt(2.0 * (p + 0.5)) * r
+    i = np.arange(p + 1)
+    terms = (gammaln(p + i + 1) - gammaln(i + 1) - gammaln(p - i + 1)
+             + (p - i)[None, :] * np.log(2.0 * x)[:, None])
+    return np.exp(-x + gammaln(p + 1) - gammaln(2 * p + 1) + logsumexp(terms, axis=1))
+
+
+@pytest.mark.parametrize("p", [1000, 2000])
+def test_matern_large_nu_matches_half_integer_closed_form(p):
+    """Reference: the closed form for half-integer nu (a finite sum), against the asymptotic
+    (Debye) evaluation used from nu = 1000 on."""
+    r = np.array([1e-3, 0.1, 0.7, 1.5, 3.0, 6.0])
+    K = km.matern(p + 0.5, 1.0)(np.r_[0.0, r][:, None])[0, 1:]
+    np.testing.assert_allclose(K, _matern_half_integer_closed_form(p, r), rtol=0, atol=1e-10)
+
+
+def test_matern_recurrence_and_asymptotic_agree_at_the_switch():
+    """Second algorithm: the Bessel recurrence at nu = 999.999 and the asymptotic expansion at
+    nu = 1000 differ by the tiny change in nu only."""
+    x = np.linspace(0.0, 4.0, 41)[:, None]
+    a = km.matern(999.999, 1.3)(x)
+    b = km.matern(1000.0, 1.3)(x)
+    np.testing.assert_allclose(a, b, rtol=0, atol=1e-8)
+
+
+def test_matern_huge_nu_is_the_gaussian_and_returns_at_once():
+    """Reference: the limit nu -> infinity is the Gaussian kernel exp(-r^2 / (2 l^2)); the
+    difference is O(1/nu).  nu = 1e6 used to take seconds and 1e300 never returned."""
+    import time
+
+    x = np.linspace(-2.0, 2.0, 30)[:, None]
+    G = km.gaussian(0.7)(x)
+    t0 = time.perf_counter()
+    K300 = km.matern(1e300, 0.7)(x)
+    K6 = km.matern(1e6, 0.7)(x)
+    assert time.perf_counter() - t0 < 1.0
+    np.testing.assert_allclose(K300, G, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(K6, G, rtol=0, atol=1e-5)
+
+
+def test_gaussian_and_exponential_extreme_bandwidths():
+    """Closed forms of the limits: sigma -> infinity gives the constant 1 (Gaussian and
+    exponential), sigma -> 0 gives the identity for distinct points (Gaussian)."""
+    x = np.array([0.0, 1.0, 2.5])
+    np.testing.assert_array_equal(km.gaussian(1e300)(x), np.ones((3, 3)))
+    np.testing.assert_array_equal(km.gaussian(1e-300)(x), np.eye(3))
+    np.testing.assert_array_equal(km.exponential(1e300)(x), np.ones((3, 3)))
+    with pytest.raises(ValueError, match="overflow"):
+        km.exponential(1e-300)(x)
