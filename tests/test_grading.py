@@ -248,3 +248,22 @@ def test_real_sheet_solution_stub_and_patched_checkers(tmp_path):
     assert totals == {"patcher": REPRESENTER_MAX - 2, "solution": REPRESENTER_MAX, "stub": 0}
     rows = {(r["student"], r["check"]): r for r in _read_csv(folder / "grades.csv")}
     assert rows[("patcher", "check_krr_fitted")]["passed"] == "no"
+
+
+@pytest.mark.parametrize("name", ["06_representer", "10_negative_definite"])
+def test_hidden_checks_do_not_reach_the_solution_free_site(name):
+    """Every file of the built solution-free site is searched for each hidden check's lines."""
+    import jupytext
+
+    site = ROOT / "_build" / "hidden" / "_build" / "html"
+    if not (site / "exercises" / f"{name}.html").is_file():
+        pytest.skip(f"the solution-free site has no page for {name} (make book-hidden; in _toc.yml?)")
+    nb = jupytext.read(ROOT / "exercises" / f"{name}.md", fmt="md:myst")
+    lines = {ln.strip() for c in nb.cells if make_exercises.is_hidden_check(c)
+             for ln in c.source.splitlines() if ln.strip().startswith(("#", "assert", "print"))}
+    assert lines
+    for path in site.rglob("*"):
+        if path.is_file() and path.suffix in {".html", ".ipynb", ".md", ".txt", ".js", ".json"}:
+            text = path.read_text(encoding="utf-8", errors="replace")
+            leaked = [ln for ln in lines if ln in text]
+            assert not leaked, f"{path.relative_to(site)} shows hidden check lines: {leaked}"
