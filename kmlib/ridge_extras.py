@@ -1,8 +1,10 @@
-"""Companions to the chapter "Ridge regression": where the MSE-matrix order flips.
+"""Companions to the chapter "Ridge regression": the exact MSE-order crossing and bias-variance.
 
 The chapter's theorem gives a sufficient threshold, ``2 sigma^2 / ||beta0||^2``, below which
-ridge beats least squares in the order of mean-squared-error matrices. This module finds the
-exact value of ``lam`` at which that order first fails for a given design.
+ridge beats least squares in the order of mean-squared-error matrices;
+:func:`mse_order_crossing` finds the exact value of ``lam`` at which that order first fails for a
+given design. The other functions compute the squared bias and the variance of ridge fits with
+polynomial features, exactly (linear smoothers at a fixed design) and by simulation.
 """
 from __future__ import annotations
 
@@ -11,9 +13,10 @@ from typing import Any
 import numpy as np
 
 from . import ridge
-from ._validation import check_positive
+from ._validation import check_int, check_positive, check_rng
 
-__all__ = ["mse_order_crossing"]
+__all__ = ["mse_order_crossing", "polynomial_design", "ridge_smoothers", "bias_variance",
+           "simulate_bias_variance"]
 
 
 def mse_order_crossing(X: Any, beta0: Any, sigma2: float, *, xtol: float = 1e-12,
@@ -64,3 +67,127 @@ def mse_order_crossing(X: Any, beta0: Any, sigma2: float, *, xtol: float = 1e-12
         mid = 0.5 * (lo + hi)
         lo, hi = (mid, hi) if min_eig(mid) > 0 else (lo, mid)
     return 0.5 * (lo + hi)
+
+
+def polynomial_design(x: Any, degree: int) -> np.ndarray:
+    """Columns ``x, x**2, ..., x**degree`` (the intercept is fitted separately).
+
+    Parameters
+    ----------
+    x : array of shape (n,)
+        Inputs.
+    degree : int
+        Highest power, at least 1.
+
+    Returns
+    -------
+    ndarray of shape (n, degree)
+    """
+    x = np.asarray(x, dtype=float).ravel()
+    degree = check_int(degree, "degree", minimum=1)
+    return x[:, None] ** np.arange(1, degree + 1)
+
+
+def ridge_smoothers(X: Any, lams: Any, X_new: Any = None) -> np.ndarray:
+    """Smoother matrices of ridge with an unpenalised intercept and standardised columns.
+
+    Ridge fitted to ``(X, Y)`` predicts at the rows of ``X_new`` the values ``S_lam Y`` with
+    ``S_lam = 11^T/n + Z_new (Z^T Z + lam I)^{-1} Z^T``, where ``Z`` is ``X`` standardised
+    (centred, columns of norm ``sqrt(n)``) and ``Z_new`` is ``X_new`` with the same centring and
+    scaling. One SVD of ``Z`` serves every ``lam``.
+
+    Parameters
+    ----------
+    X : array of shape (n, p)
+        Training design (not standardised).
+    lams : array of shape (L,)
+        Penalties, non-negative.
+    X_new : array of shape (T, p), optional
+        Prediction points; default ``X`` (then ``S_lam`` is the hat matrix).
+
+    Returns
+    -------
+    ndarray of shape (L, T, n)
+    """
+    X = np.asarray(X, dtype=float)
+    Z, mean, scale = ridge.standardize(X)
+    Z_new = Z if X_new is None else (np.asarray(X_new, dtype=float) - mean) / scale
+    lams = np.atleast_1d(np.asarray(lams, dtype=float))
+    if np.any(lams < 0):
+        raise ValueError(f"lams: got a minimum of {lams.min():g}; expected non-negative penalties")
+    U, d, Vt = np.linalg.svd(Z, full_matrices=False)
+    n = Z.shape[0]
+    filt = d / (d**2 + lams[:, None])                               # (L, m): d_j / (d_j^2 + lam)
+    return 1.0 / n + np.einsum("tk,jk,lj,ij->lti", Z_new, Vt, filt, U)
+
+
+def bias_variance(S: Any, f_train: Any, f_new: Any, sigma2: float
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Exact squared bias and variance of linear predictors, averaged over prediction points.
+
+    For predictions ``S Y`` with ``Y = f_train + noise``, ``Var(noise) = sigma2 I``, and targets
+    ``f_new``, the squared bias is ``mean((S f_train - f_new)^2)`` and the variance
+    ``sigma2 * sum(S**2) / T``.
+
+    Parameters
+    ----------
+    S : array of shape (L, T, n)
+        Smoother matrices, for example from :func:`ridge_smoothers`.
+    f_train : array of shape (n,)
+        Regression function at the training inputs.
+    f_new : array of shape (T,)
+        Regression function at the prediction points.
+    sigma2 : float
+        Noise variance, positive.
+
+    Returns
+    -------
+    bias2, variance : ndarrays of shape (L,)
+    """
+    S = np.asarray(S, dtype=float)
+    f_train, f_new = np.asarray(f_train, dtype=float), np.asarray(f_new, dtype=float)
+    sigma2 = check_positive(sigma2, "sigma2")
+    bias2 = np.mean((S @ f_train - f_new) ** 2, axis=1)
+    variance = sigma2 * np.sum(S**2, axis=(1, 2)) / S.shape[1]
+    return bias2, variance
+
+
+def simulate_bias_variance(S: Any, f_train: Any, f_new: Any, sigma2: float, n_train_sets: int,
+                           *, seed: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """Monte-Carlo squared bias and variance over simulated training sets.
+
+    Draws ``n_train_sets`` responses ``f_train + noise`` (Gaussian, variance ``sigma2``), predicts
+    with every smoother, and estimates, averaged over the prediction points, the variance of the
+    predictions (sample variance, ``ddof=1``) and the squared bias. The squared distance between
+    the mean prediction and ``f_new`` overestimates the squared bias by variance / R on average;
+    that term is subtracted, so both estimates are unbiased.
+
+    Parameters
+    ----------
+    S : array of shape (L, T, n)
+        Smoother matrices.
+    f_train : array of shape (n,)
+        Regression function at the training inputs.
+    f_new : array of shape (T,)
+        Regression function at the prediction points.
+    sigma2 : float
+        Noise variance, positive.
+    n_train_sets : int
+        Number R of simulated training sets, at least 2.
+    seed : int or numpy Generator, optional
+        Random seed.
+
+    Returns
+    -------
+    bias2, variance : ndarrays of shape (L,)
+    """
+    S = np.asarray(S, dtype=float)
+    f_train, f_new = np.asarray(f_train, dtype=float), np.asarray(f_new, dtype=float)
+    sigma2 = check_positive(sigma2, "sigma2")
+    R = check_int(n_train_sets, "n_train_sets", minimum=2)
+    rng = check_rng(seed)
+    Y = f_train + np.sqrt(sigma2) * rng.standard_normal((R, f_train.size))   # (R, n)
+    preds = np.einsum("ltn,rn->lrt", S, Y)                                      # (L, R, T)
+    var_t = preds.var(axis=1, ddof=1)                                           # (L, T)
+    bias2 = np.mean((preds.mean(axis=1) - f_new) ** 2 - var_t / R, axis=1)
+    return bias2, var_t.mean(axis=1)

@@ -41,3 +41,45 @@ def test_zero_beta_is_refused_with_a_clear_message():
     X, _, _ = datasets.linear_model(20, 2, seed=0)
     with pytest.raises(ValueError, match="beta0"):
         ridge_extras.mse_order_crossing(X, np.zeros(2), 1.0)
+
+
+def test_smoothers_match_ridge_regression_predictions():
+    """Reference: RidgeRegression (intercept, standardisation) fitted to each unit response e_i
+    predicts column i of the smoother, since predictions are linear in Y."""
+    rng = np.random.default_rng(5)
+    X, X_new = rng.standard_normal((15, 3)), rng.standard_normal((7, 3))
+    lams = [0.0, 0.3, 30.0]
+    S = ridge_extras.ridge_smoothers(X, lams, X_new)
+    for l, lam in enumerate(lams):
+        cols = [ridge.RidgeRegression(lam=lam).fit(X, e).predict(X_new) for e in np.eye(15)]
+        np.testing.assert_allclose(S[l], np.column_stack(cols), atol=1e-10)
+
+
+def test_polynomial_design_is_the_vandermonde_without_ones():
+    """Reference: numpy.vander (increasing powers) with its column of ones removed."""
+    x = np.array([0.1, 0.5, 2.0])
+    np.testing.assert_allclose(ridge_extras.polynomial_design(x, 4),
+                               np.vander(x, 5, increasing=True)[:, 1:])
+
+
+def test_bias_variance_against_explicit_sums_and_simulation():
+    """References: the definitions written as explicit loops, and a Monte-Carlo estimate within
+    four standard errors."""
+    rng = np.random.default_rng(6)
+    x, x_new = np.sort(rng.uniform(size=12)), np.linspace(0, 1, 9)
+    S = ridge_extras.ridge_smoothers(ridge_extras.polynomial_design(x, 3), [0.01, 1.0],
+                                     ridge_extras.polynomial_design(x_new, 3))
+    f_tr, f_new, s2 = np.sin(3 * x), np.sin(3 * x_new), 0.5
+    b, v = ridge_extras.bias_variance(S, f_tr, f_new, s2)
+    for l in range(2):
+        assert b[l] == pytest.approx(np.mean([(S[l, t] @ f_tr - f_new[t]) ** 2 for t in range(9)]))
+        assert v[l] == pytest.approx(np.mean([s2 * S[l, t] @ S[l, t] for t in range(9)]))
+    R = 4000
+    bm, vm = ridge_extras.simulate_bias_variance(S, f_tr, f_new, s2, R, seed=7)
+    assert np.all(np.abs(vm / v - 1) < 4 * np.sqrt(2 / (R - 1)))
+    assert np.all(np.abs(bm - b) < 4 * (2 * np.sqrt(b * v / R) + np.sqrt(2) * v / R))
+
+
+def test_negative_penalty_is_refused():
+    with pytest.raises(ValueError, match="lams"):
+        ridge_extras.ridge_smoothers(np.eye(3), [-1.0])
