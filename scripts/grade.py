@@ -53,7 +53,8 @@ def read_notebook(path: Path):
     try:
         nb = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
         cells = nb["cells"]
-        if not isinstance(cells, list) or any("cell_type" not in c or "source" not in c for c in cells):
+        if not isinstance(cells, list) or any("cell_type" not in c or "source" not in c
+                                               for c in cells):
             return None, "not a Jupyter notebook (no cells)"
         return nb, None
     except Exception as exc:  # noqa: BLE001 - any unreadable file is reported, not raised
@@ -79,9 +80,11 @@ def identify(nb, sheets: list[Sheet]) -> Sheet | None:
 
 
 def student_steps(nb, sheet: Sheet) -> list:
-    """What to run: every code cell except the check cells, which become the places where
-    the answers their checks read are saved (a hidden check goes with the visible check
-    before it in the sheet)."""
+    """What to run: every code cell except the check cells.
+
+    A check cell becomes the place where the answers its check reads are saved (a hidden
+    check goes with the visible check before it in the sheet).
+    """
     anchors: dict[str, list[int]] = {}
     last = None
     for i, check in enumerate(sheet.checks):
@@ -106,9 +109,10 @@ def _rejected(student: str, sheet: Sheet, found: str, message: str) -> report.St
 
 def grade_one(student: str, nb, sheet: Sheet, limits: sandbox.Limits,
               server: sandbox.ChecksServer | None = None) -> report.StudentResult:
+    """Run one notebook of ``sheet`` and turn the results of its checks into rows."""
     outcome = sandbox.grade_cells(student_steps(nb, sheet), sheet, limits, server)
     rows = []
-    for check, result in zip(sheet.checks, outcome.results):
+    for check, result in zip(sheet.checks, outcome.results, strict=True):
         passed = bool(result.get("passed"))
         rows.append(report.Row(student, sheet.name, check.exercise, check.name,
                                check.points if passed else 0, check.points, passed,
@@ -118,7 +122,7 @@ def grade_one(student: str, nb, sheet: Sheet, limits: sandbox.Limits,
 
 def grade(folder: Path, sheet_path: Path | None = None, sheets_dir: Path = ROOT / "exercises",
           limits: sandbox.Limits | None = None, jobs: int = 1) -> list[report.StudentResult]:
-    """Grade every submission in ``folder``; write the CSVs and feedback pages; return the results."""
+    """Grade every submission in ``folder``; write the CSVs and feedback pages; return them."""
     limits = limits or sandbox.Limits()
     known = [load_sheet(p) for p in sorted(sheets_dir.glob("*.md"))]
     if sheet_path is not None:
@@ -163,6 +167,7 @@ def grade(folder: Path, sheet_path: Path | None = None, sheets_dir: Path = ROOT 
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Command line: ``python scripts/grade.py SUBMISSIONS [--sheet ...] [--timeout ...]``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("submissions", type=Path, help="folder with one notebook per student")
     parser.add_argument("--sheet", type=Path, help="the sheet to grade (default: recognised)")

@@ -34,7 +34,8 @@ SOLUTION_TAG = "solution"
 CHECK_TAG = "check"
 HIDDEN_CHECK_TAG = "hidden-check"
 POINTS_KEY = "points"
-EXERCISE_LABEL = re.compile(r"^[`:]{3,}\{exercise(?:-start)?\}.*\n(?:\s*:[^\n]*\n)*?\s*:label:\s*(\S+)", re.M)
+EXERCISE_LABEL = re.compile(
+    r"^[`:]{3,}\{exercise(?:-start)?\}.*\n(?:\s*:[^\n]*\n)*?\s*:label:\s*(\S+)", re.M)
 
 
 def check_points(cell) -> float:

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from _notebooks import ROOT
 
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -165,7 +164,8 @@ def test_one_wrong_answer_loses_exactly_that_checks_points(graded):
     """``square`` returns 2x: the 3-point check fails, everything else passes."""
     rows = [r for r in _read_csv(graded[0][0] / "grades.csv") if r["student"] == "wrong_square"]
     failed = [r for r in rows if r["passed"] == "no"]
-    assert [(r["exercise"], r["points"], r["max_points"]) for r in failed] == [("tiny-ex-square", "0", "3")]
+    assert [(r["exercise"], r["points"], r["max_points"]) for r in failed] == [
+        ("tiny-ex-square", "0", "3")]
     assert "not x * x" in failed[0]["message"]
     assert _totals(graded[0][0])["wrong_square"] == TINY_MAX - 3
 
@@ -211,9 +211,11 @@ def test_non_notebooks_and_other_sheets_get_one_row_saying_so(graded):
         by_student.setdefault(r["student"], []).append(r)
     assert [r["message"] for r in by_student["not_a_notebook"]] == [
         "not a Jupyter notebook (NotJSONError)"]
-    assert len(by_student["photo"]) == 1 and "not a Jupyter notebook" in by_student["photo"][0]["message"]
+    assert len(by_student["photo"]) == 1
+    assert "not a Jupyter notebook" in by_student["photo"][0]["message"]
     assert len(by_student["other_sheet"]) == 1
-    assert "02_other, not of the sheet graded here (01_tiny)" in by_student["other_sheet"][0]["message"]
+    assert ("02_other, not of the sheet graded here (01_tiny)"
+            in by_student["other_sheet"][0]["message"])
     assert len(by_student["solution"]) == 4  # one row per check, hidden included
 
 
@@ -257,7 +259,8 @@ def test_hidden_checks_do_not_reach_the_solution_free_site(name):
 
     site = ROOT / "_build" / "hidden" / "_build" / "html"
     if not (site / "exercises" / f"{name}.html").is_file():
-        pytest.skip(f"the solution-free site has no page for {name} (make book-hidden; in _toc.yml?)")
+        pytest.skip(f"the solution-free site has no page for {name} "
+                    "(make book-hidden; is it in _toc.yml?)")
     nb = jupytext.read(ROOT / "exercises" / f"{name}.md", fmt="md:myst")
     lines = {ln.strip() for c in nb.cells if make_exercises.is_hidden_check(c)
              for ln in c.source.splitlines() if ln.strip().startswith(("#", "assert", "print"))}

@@ -6,7 +6,8 @@ import html
 from dataclasses import dataclass, field
 from pathlib import Path
 
-GRADES_COLUMNS = ["student", "sheet", "exercise", "check", "points", "max_points", "passed", "message"]
+GRADES_COLUMNS = ["student", "sheet", "exercise", "check", "points", "max_points", "passed",
+                  "message"]
 
 
 @dataclass
@@ -77,7 +78,8 @@ def write_feedback(path: Path, result: StudentResult, sheet_max: float) -> None:
 table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.3em .6em;text-align:left}}
 tr.passed td:nth-child(4){{color:#1b7837}}tr.failed td:nth-child(4){{color:#b2182b}}</style></head>
 <body><h1>Feedback for {e(result.student)}</h1>
-<p>Sheet <code>{e(result.sheet or "unknown")}</code>: <strong>{_num(result.total)} / {_num(sheet_max)}</strong> points.</p>
+<p>Sheet <code>{e(result.sheet or "unknown")}</code>:
+<strong>{_num(result.total)} / {_num(sheet_max)}</strong> points.</p>
 {f"<h2>About your notebook</h2><ul>{notes}</ul>" if notes else ""}
 <table><tr><th>Exercise</th><th>Check</th><th>Points</th><th>Result</th><th>Message</th></tr>
 {chr(10).join(rows)}

@@ -4,13 +4,13 @@ Usage: ``python -I run_checks.py < job.json > results.json``, or ``--serve``: a 
 that imports the lecturer's modules once and then, for each job line on stdin, forks a
 child that takes the limits of a submission (``sandbox.Limits``), runs the checks and
 answers one line on stdout; forking from a warm process saves re-importing numpy,
-scipy and kmlib for every student. Started by ``scripts/grade.py``. The job (on stdin) holds the check cells of the lecturer's
-copy of the sheet, its import statements and the folder of answers written by
-``run_student.py``. Each check runs in a fresh namespace: the sheet's imports
-(the lecturer's ``kmlib.exercises`` modules, imported here, never touched by the
-student's code) plus the student's answers decoded from JSON and ``.npy`` files
-without pickle. The result of each check is its printed line when it passes and
-its error message when it fails.
+scipy and kmlib for every student. Started by ``scripts/grade.py``. The job (on stdin)
+holds the check cells of the lecturer's copy of the sheet, its import statements and
+the folder of answers written by ``run_student.py``. Each check runs in a fresh
+namespace: the sheet's imports (the lecturer's ``kmlib.exercises`` modules, imported
+here, never touched by the student's code) plus the student's answers decoded from
+JSON and ``.npy`` files without pickle. The result of each check is its printed line
+when it passes and its error message when it fails.
 """
 from __future__ import annotations
 

@@ -60,7 +60,8 @@ class Encoder:
             items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
             return {"t": kind, "v": [self(v, depth + 1) for v in items]}
         if isinstance(value, dict):
-            return {"t": "dict", "v": [[self(k, depth + 1), self(v, depth + 1)] for k, v in value.items()]}
+            return {"t": "dict",
+                    "v": [[self(k, depth + 1), self(v, depth + 1)] for k, v in value.items()]}
         if isinstance(value, types.ModuleType):
             top = value.__name__.split(".")[0]
             if top in MODULES_OK:
@@ -130,7 +131,8 @@ def main(job_dir: str) -> int:
                     try:
                         saved[name] = encode(shell.user_ns[name])
                     except Exception as exc:  # noqa: BLE001 - an answer that cannot be saved
-                        saved[name] = {"t": "unsupported", "type": f"not saved ({type(exc).__name__})"}
+                        saved[name] = {"t": "unsupported",
+                                       "type": f"not saved ({type(exc).__name__})"}
         with contextlib.suppress(OSError):
             (folder / "answers.json").write_text(json.dumps(answers), encoding="utf-8")
 

@@ -85,7 +85,8 @@ def _become(uid: int, gid: int) -> None:
     os.setuid(uid)
     data = (_CapData * 2)()
     data[0].effective = data[0].permitted = data[0].inheritable = 1 << CAP_DAC_READ_SEARCH
-    if libc.capset(ctypes.byref(_CapHeader(0x20080522, 0)), data) != 0:  # _LINUX_CAPABILITY_VERSION_3
+    version_3 = 0x20080522  # _LINUX_CAPABILITY_VERSION_3
+    if libc.capset(ctypes.byref(_CapHeader(version_3, 0)), data) != 0:
         raise OSError(ctypes.get_errno(), "capset failed")
     if libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_DAC_READ_SEARCH, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "cannot keep CAP_DAC_READ_SEARCH across exec")
@@ -121,9 +122,9 @@ def _env(home: Path) -> dict[str, str]:
 
 def _run(cmd, cwd: Path, limits: Limits, wall: int, ids, stdin_data: bytes | None = None):
     """Run ``cmd`` limited; return (stdout bytes or None if killed, timed_out)."""
+    pipe = subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL
     proc = subprocess.Popen(cmd, cwd=cwd, env=_env(cwd), start_new_session=True,
-                            stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
-                            stdout=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
+                            stdin=pipe, stdout=pipe,
                             stderr=subprocess.DEVNULL, preexec_fn=_preexec(limits, wall, ids))
     try:
         out, _ = proc.communicate(stdin_data, timeout=wall)

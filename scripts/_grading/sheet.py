@@ -55,12 +55,6 @@ class Sheet:
     def max_points(self) -> float:
         return sum(c.points for c in self.checks)
 
-    @property
-    def answer_names(self) -> list[str]:
-        names: list[str] = []
-        for check in self.checks:
-            names += [n for n in check.names if n not in names]
-        return names
 
 
 def normalise(source: str) -> str:
@@ -87,12 +81,14 @@ def _imports(sources: list[str]) -> str:
 def free_names(source: str, bound: set[str]) -> list[str]:
     """Names ``source`` reads without binding them, other than builtins and ``bound``."""
     tree = ast.parse(source)
-    stored = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    stored = {n.id for n in ast.walk(tree)
+              if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
     stored |= {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)}
     names: list[str] = []
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in stored
-                and node.id not in bound and not hasattr(builtins, node.id) and node.id not in names):
+        if (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+                and node.id not in stored | bound | set(names)
+                and not hasattr(builtins, node.id)):
             names.append(node.id)
     return names
 
@@ -102,7 +98,8 @@ def _check_name(source: str, index: int, taken: set[str]) -> str:
     if calls:
         name = " + ".join(calls)
     else:
-        comments = [line.lstrip("# ").strip() for line in source.splitlines() if line.startswith("#")]
+        comments = [line.lstrip("# ").strip() for line in source.splitlines()
+                    if line.startswith("#")]
         name = comments[0] if comments and comments[0] else f"check {index}"
     base, k = name, 2
     while name in taken:
@@ -137,7 +134,8 @@ def load_sheet(path: Path) -> Sheet:
                             names=free_names(cell.source, bound)))
     if not checks:
         raise ValueError(f"{path}: no check cells (tag `check`) to grade")
-    return Sheet(name=path.stem, path=path, checks=checks, imports=imports, fingerprints=fingerprints)
+    return Sheet(name=path.stem, path=path, checks=checks, imports=imports,
+                 fingerprints=fingerprints)
 
 
 def match(sheet: Sheet, code_sources: list[str]) -> float:
