@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -180,8 +179,9 @@ def main(argv: list[str] | None = None) -> int:
     results = grade(args.submissions, args.sheet, args.sheets_dir,
                     sandbox.Limits(timeout=args.timeout, memory_mb=args.memory_mb), args.jobs)
     seconds = time.perf_counter() - start
-    print(json.dumps({"students": len(results), "seconds": round(seconds, 1),
-                      "grades": str(args.submissions / "grades.csv")}))
+    sheets = sorted({r.sheet for r in results if r.sheet})
+    print(f"graded {len(results)} submissions ({', '.join(sheets)}) in {seconds:.1f} s: "
+          f"{args.submissions / 'grades.csv'}, summary.csv and feedback/")
     return 0
 
 
