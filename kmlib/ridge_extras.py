@@ -16,7 +16,7 @@ from . import ridge
 from ._validation import check_int, check_positive, check_rng
 
 __all__ = ["mse_order_crossing", "polynomial_design", "ridge_smoothers", "bias_variance",
-           "simulate_bias_variance"]
+           "simulate_bias_variance", "screened_ridge_cv", "nested_cv"]
 
 
 def mse_order_crossing(X: Any, beta0: Any, sigma2: float, *, xtol: float = 1e-12,
@@ -191,3 +191,99 @@ def simulate_bias_variance(S: Any, f_train: Any, f_new: Any, sigma2: float, n_tr
     var_t = preds.var(axis=1, ddof=1)                                           # (L, T)
     bias2 = np.mean((preds.mean(axis=1) - f_new) ** 2 - var_t / R, axis=1)
     return bias2, var_t.mean(axis=1)
+
+
+def _fold_pairs(folds: Any, n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    from ._folds import KFold, resolve_folds
+    if isinstance(folds, (int, np.integer)):
+        return list(KFold(int(folds), seed=seed).split(n))
+    return resolve_folds(folds, n)
+
+
+def screened_ridge_cv(X: Any, y: Any, n_keep: int, lam: float, folds: Any = 5, *,
+                      screen_inside: bool = True, seed: int = 0) -> float:
+    """CV error of "keep the ``n_keep`` columns most correlated with y, then fit ridge".
+
+    With ``screen_inside=True`` the screening is part of the procedure and is redone on the
+    training part of every fold (the right way). With ``screen_inside=False`` the columns are
+    screened once on all the data before the folds are formed (the wrong way: the held-out
+    responses have already influenced which columns are kept).
+
+    Parameters
+    ----------
+    X : array of shape (n, p)
+    y : array of shape (n,)
+    n_keep : int
+        Number of columns kept, between 1 and p.
+    lam : float
+        Ridge penalty (intercept unpenalised, columns standardised inside each fit).
+    folds : int or iterable of (train_idx, test_idx), default 5
+        An int v means ``KFold(v, seed=seed)``.
+    screen_inside : bool, default True
+        Redo the screening inside every fold.
+    seed : int, default 0
+        Seed of the folds when ``folds`` is an int.
+
+    Returns
+    -------
+    float
+        Mean squared out-of-fold error.
+    """
+    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    n, p = X.shape
+    n_keep = check_int(n_keep, "n_keep", minimum=1)
+    if n_keep > p:
+        raise ValueError(f"n_keep: got {n_keep}; expected at most p = {p}")
+
+    def top(rows: np.ndarray) -> np.ndarray:
+        Xc = X[rows] - X[rows].mean(axis=0)
+        score = np.abs(Xc.T @ (y[rows] - y[rows].mean())) / np.linalg.norm(Xc, axis=0)
+        return np.argsort(score)[::-1][:n_keep]
+
+    keep_all = top(np.arange(n))
+    sq = np.empty(n)
+    for train, test in _fold_pairs(folds, n, seed):
+        cols = top(train) if screen_inside else keep_all
+        fit = ridge.RidgeRegression(lam=lam).fit(X[np.ix_(train, cols)], y[train])
+        sq[test] = (y[test] - fit.predict(X[np.ix_(test, cols)])) ** 2
+    return float(sq.mean())
+
+
+def nested_cv(X: Any, y: Any, lams: Any, outer: Any = 5, inner: Any = 5, *, seed: int = 0
+              ) -> tuple[float, np.ndarray]:
+    """Nested cross-validation of "choose lam by inner v-fold CV, then refit ridge".
+
+    For every outer fold, the inner CV curve (:func:`kmlib.model_selection.cross_val_curve`) is
+    computed on the outer training part only, its minimiser is refitted on that part, and the
+    refit predicts the outer test part. The mean squared error over all points estimates the
+    error of the whole selection procedure trained on ``n - n/outer`` points.
+
+    Parameters
+    ----------
+    X : array of shape (n, p)
+    y : array of shape (n,)
+    lams : array of shape (L,)
+        Grid of penalties.
+    outer, inner : int or iterable of (train_idx, test_idx), default 5
+        Outer folds (an int v means ``KFold(v, seed=seed)``) and inner folds (passed to
+        ``cross_val_curve`` for each outer training part).
+    seed : int, default 0
+        Seed of the outer folds when ``outer`` is an int.
+
+    Returns
+    -------
+    error : float
+        Nested CV estimate.
+    chosen : ndarray of shape (n_outer,)
+        The penalty chosen in each outer fold.
+    """
+    from .model_selection import cross_val_curve
+    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    lams = np.asarray(lams, dtype=float)
+    sq, chosen = np.empty(len(y)), []
+    for train, test in _fold_pairs(outer, len(y), seed):
+        lam = lams[np.argmin(cross_val_curve(X[train], y[train], lams, folds=inner))]
+        fit = ridge.RidgeRegression(lam=lam).fit(X[train], y[train])
+        sq[test] = (y[test] - fit.predict(X[test])) ** 2
+        chosen.append(lam)
+    return float(sq.mean()), np.array(chosen)
