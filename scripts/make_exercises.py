@@ -139,6 +139,8 @@ def student_version(nb):
     cells = []
     inside = False
     label = "?"
+    stub = None          # the stub of the exercise being answered, while only solution follows
+    stub_names: list[str] = []
     for cell in out.cells:
         tags = list(cell.metadata.get("tags", []))
         if is_hidden_check(cell):
@@ -149,14 +151,26 @@ def student_version(nb):
             if text.strip():
                 cell.source = text
                 cells.append(cell)
+                stub = None
             continue
         if cell.cell_type == "code" and (SOLUTION_TAG in tags or inside):
-            cell.source = stub_source(label, assigned_names(cell.source))
+            if "hide-input" in tags:
+                continue  # pins behind the solution's prose: nothing for the student to write
+            names = assigned_names(cell.source)
+            if stub is not None:  # one stub per exercise, naming everything its cells define
+                stub_names += [n for n in names if n not in stub_names]
+                stub.source = stub_source(label, stub_names)
+                continue
+            stub_names = names
+            cell.source = stub_source(label, stub_names)
             cell.metadata["tags"] = [t for t in tags if t != SOLUTION_TAG] + ["student-answer"]
             cell.outputs = []
             cell.execution_count = None
-        elif cell.cell_type == "code" and CHECK_TAG in tags:
-            cell.source = points_comment(check_points(cell)) + "\n" + cell.source
+            stub = cell
+        else:
+            stub = None
+            if cell.cell_type == "code" and CHECK_TAG in tags:
+                cell.source = points_comment(check_points(cell)) + "\n" + cell.source
         cells.append(cell)
     out.cells = cells
     return out
