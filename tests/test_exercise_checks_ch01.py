@@ -186,6 +186,60 @@ def test_lambda_star_infinite_when_signal_is_weak():
 
 
 # --------------------------------------------------------------------------- #
+# Gauss-Markov for weighted least squares
+# --------------------------------------------------------------------------- #
+@pytest.fixture(scope="module")
+def wls():
+    X, _, _ = datasets.linear_model(25, 3, seed=40)
+    return X, 1.0 + X[:, 0] ** 2
+
+
+def _wls_gap_direct(X, w):
+    """Reference: Var(A_W Y) - Var(OLS) formed directly, A_W from a dense solve with diag(w)."""
+    A = np.linalg.solve(X.T @ np.diag(w) @ X, X.T @ np.diag(w))
+    return A @ A.T - np.linalg.inv(X.T @ X)
+
+
+def test_check_wls_gap_accepts_covariance_difference(wls, capsys):
+    """Reference: the difference of the two covariance matrices (the checker uses sigma2 C C^T)."""
+    X, w = wls
+    ch01.check_wls_gap(np.linalg.eigvalsh(_wls_gap_direct(X, w)), X, w, 1.0)
+    assert capsys.readouterr().out.startswith("Correct:")
+
+
+def test_gauss_markov_gap_is_positive_semidefinite_here(wls):
+    """Theorem check on the exercise's data: the reference eigenvalues are >= 0 (here > 0)."""
+    X, w = wls
+    assert np.linalg.eigvalsh(_wls_gap_direct(X, w)).min() > 0
+
+
+def test_check_wls_gap_diagnoses_mistakes(wls):
+    X, w = wls
+    ev = np.linalg.eigvalsh(_wls_gap_direct(X, w))
+    with pytest.raises(AssertionError, match="ascending"):
+        ch01.check_wls_gap(ev[::-1], X, w, 1.0)
+    with pytest.raises(AssertionError, match="other way round"):
+        ch01.check_wls_gap(-ev[::-1], X, w, 1.0)
+    inv = _wls_gap_direct(X, 1.0 / w)
+    with pytest.raises(AssertionError, match="1/w"):
+        ch01.check_wls_gap(np.linalg.eigvalsh(inv), X, w, 1.0)
+    with pytest.raises(AssertionError, match="is None"):
+        ch01.check_wls_gap(None, X, w, 1.0)
+
+
+def test_check_worst_direction(wls, capsys):
+    """Reference: top eigenvector of the covariance difference, either sign."""
+    X, w = wls
+    vecs = np.linalg.eigh(_wls_gap_direct(X, w))[1]
+    ch01.check_worst_direction(-vecs[:, -1], X, w, 1.0)
+    assert capsys.readouterr().out.startswith("Correct:")
+    with pytest.raises(AssertionError, match="least inflation"):
+        ch01.check_worst_direction(vecs[:, 0], X, w, 1.0)
+    with pytest.raises(AssertionError, match="unit vector"):
+        ch01.check_worst_direction(2 * vecs[:, -1], X, w, 1.0)
+
+
+# --------------------------------------------------------------------------- #
 # the notebook: solutions pass, None stubs fail every check
 # --------------------------------------------------------------------------- #
 def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys):
@@ -194,5 +248,5 @@ def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys):
     checks = notebook.check_sources(cells)
     assert len(checks) >= 3
     notebook.run_with_solutions(cells)
-    assert capsys.readouterr().out.count("Correct:") == 5
+    assert capsys.readouterr().out.count("Correct:") == 7
     notebook.assert_checks_fail_with_none_stubs(cells)

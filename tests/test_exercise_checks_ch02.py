@@ -203,6 +203,44 @@ def test_check_loo_gcv_names_the_missing_intercept_leverage():
 
 # --------------------------------------------------------------------------- #
 # the notebook: solutions pass, None stubs fail every check
+
+# --------------------------------------------------------------------------- #
+# leakage through screening
+# --------------------------------------------------------------------------- #
+@pytest.fixture(scope="module")
+def noise():
+    rng = np.random.default_rng(50)
+    return rng.standard_normal((40, 400)), rng.standard_normal(40)
+
+
+def _screened(X, y, inside):
+    """Reference: kmlib.ridge_extras.screened_ridge_cv (RidgeRegression; the checker uses
+    scikit-learn's Ridge and np.corrcoef)."""
+    from kmlib import ridge_extras
+    return ridge_extras.screened_ridge_cv(X, y, 10, 1.0, 5, screen_inside=inside)
+
+
+def test_check_screened_cv_accepts_and_diagnoses(noise, capsys):
+    X, y = noise
+    w, r = _screened(X, y, False), _screened(X, y, True)
+    ch02.check_screened_cv(w, r, X, y, 10, 1.0)
+    assert capsys.readouterr().out.startswith("Correct:")
+    with pytest.raises(AssertionError, match="swapped"):
+        ch02.check_screened_cv(r, w, X, y, 10, 1.0)
+    with pytest.raises(AssertionError, match="cv_wrong"):
+        ch02.check_screened_cv(w * 1.1, r, X, y, 10, 1.0)
+    with pytest.raises(AssertionError, match="cv_right"):
+        ch02.check_screened_cv(w, r * 0.9, X, y, 10, 1.0)
+    with pytest.raises(AssertionError, match="is None"):
+        ch02.check_screened_cv(None, r, X, y, 10, 1.0)
+
+
+def test_wrong_screening_falls_below_the_error_floor(noise):
+    """Theorem of the exercise: every predictor has error >= Var Y* = 1 on pure noise; the wrong
+    pipeline reports less, the right one does not."""
+    X, y = noise
+    assert _screened(X, y, False) < 0.8 < _screened(X, y, True)
+
 # --------------------------------------------------------------------------- #
 def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys):
     """Solution notebook: every check prints Correct. Student stubs (None): every check fails."""

@@ -22,6 +22,8 @@ __all__ = [
     "check_intercept",
     "check_dual",
     "check_lambda_star",
+    "check_wls_gap",
+    "check_worst_direction",
 ]
 
 
@@ -174,3 +176,65 @@ def check_lambda_star(lam_star: Any, ratio: Any, X: Any, beta0: Any, sigma2: flo
                              f"{ref / thr:.6g}")
     print(f"Correct: ridge beats OLS exactly for 0 < lam < {ref:.6f}, "
           f"{ref / thr:.3f} times the sufficient threshold {thr:.6f}.")
+
+
+# --------------------------------------------------------------------------- #
+# exercise: Gauss-Markov for weighted least squares
+# --------------------------------------------------------------------------- #
+def _wls_reference(X: np.ndarray, w: np.ndarray, sigma2: float) -> tuple[np.ndarray, np.ndarray]:
+    """``sigma2 C C^T`` with ``C = A_W - (X^T X)^{-1} X^T`` (the proof's route), and ``A_W``."""
+    A_w = np.linalg.lstsq(np.sqrt(w)[:, None] * X, np.diag(np.sqrt(w)), rcond=None)[0]
+    A_ols = np.linalg.pinv(X)
+    C = A_w - A_ols
+    return sigma2 * C @ C.T, A_w
+
+
+def check_wls_gap(gap_eigs: Any, X: Any, w: Any, sigma2: float) -> None:
+    """Check the eigenvalues (ascending) of ``Var(A_W Y) - Var(OLS)`` for weighted least squares.
+
+    The reference never forms either covariance: it builds ``A_W`` by a weighted least-squares
+    solve, ``C = A_W - X^+``, and takes the eigenvalues of ``sigma2 C C^T``, as in the proof of
+    the Gauss-Markov theorem.
+    """
+    X, _ = _inputs(X)
+    w = np.asarray(w, dtype=float)
+    p = X.shape[1]
+    g = answer_array(gap_eigs, "gap_eigs", (p,))
+    CC, A_w = _wls_reference(X, w, float(sigma2))
+    ref = np.linalg.eigvalsh(CC)
+    scale = max(1.0, np.abs(ref).max())
+    if np.allclose(g, ref[::-1], rtol=1e-6, atol=1e-10 * scale) and not np.allclose(g, ref, rtol=1e-6):
+        raise AssertionError("list the eigenvalues in ascending order (np.linalg.eigvalsh does)")
+    if np.all(g < 0):
+        raise AssertionError("all eigenvalues are negative: you computed Var(OLS) - Var(A_W Y); "
+                             "the theorem compares them the other way round")
+    A_wrong = np.linalg.solve(X.T @ (X / w[:, None]), X.T / w)       # weights inverted
+    bad = np.linalg.eigvalsh(float(sigma2) * (A_wrong @ A_wrong.T) - float(sigma2) * np.linalg.inv(X.T @ X))
+    if np.allclose(g, bad, rtol=1e-6, atol=1e-10 * scale):
+        raise AssertionError("these belong to the weights 1/w: W = diag(w) multiplies, "
+                             "A_W = (X^T W X)^{-1} X^T W")
+    if not np.allclose(g, ref, rtol=1e-6, atol=1e-10 * scale):
+        raise AssertionError("gap_eigs does not match Var(A_W Y) - Var(OLS) with Var(A_W Y) = "
+                             "sigma2 A_W A_W^T; check A_W X = I first")
+    print(f"Correct: all {p} eigenvalues are >= 0, as the Gauss-Markov theorem promises.")
+
+
+def check_worst_direction(a_worst: Any, X: Any, w: Any, sigma2: float) -> None:
+    """Check the unit vector ``a`` along which weighting inflates ``Var(a^T beta_hat)`` most.
+
+    Reference: the top eigenvector of ``sigma2 C C^T`` (sign free), compared through the
+    variance gain it achieves, so any unit vector with the same gain passes.
+    """
+    X, _ = _inputs(X)
+    w = np.asarray(w, dtype=float)
+    a = answer_array(a_worst, "a_worst", (X.shape[1],))
+    if abs(np.linalg.norm(a) - 1.0) > 1e-8:
+        raise AssertionError("a_worst must be a unit vector (divide by its norm)")
+    CC, _ = _wls_reference(X, w, float(sigma2))
+    ev = np.linalg.eigvalsh(CC)
+    gain = float(a @ CC @ a)
+    if gain < ev[-1] * (1 - 1e-8) - 1e-14:
+        hint = " (that is the direction of least inflation)" if gain <= ev[0] * (1 + 1e-8) + 1e-14 else ""
+        raise AssertionError("along a_worst the variance grows less than along the top "
+                             f"eigenvector of the gap{hint}")
+    print("Correct: a_worst is the direction in which weighting hurts most.")
