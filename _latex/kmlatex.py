@@ -17,6 +17,12 @@ prints "Exercise \\ref{...}". The exercise visitor below adds that label too, ca
 the exercise's number, so such a reference reads "Exercise 5" and links to the box.
 
 A proof is set as text ending in a square (environment ``kmproof`` of kmbook.sty).
+
+The page ``genindex`` only puts the generated index into the website's table of
+contents; it has no text. In the PDF it would be an empty chapter "Index" (followed by
+the bibliography, which LaTeX sets after the last chapter) before the real index that
+LaTeX prints at the end. It is left out of the PDF; kmbook.sty puts its label on the
+real index, so a link to it still leads there.
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ from sphinx.locale import get_translation
 from sphinx_exercise.nodes import exercise_enumerable_node, visit_exercise_enumerable_node
 from sphinx_exercise.nodes import depart_exercise_enumerable_node
 from docutils import nodes
+from sphinx import addnodes
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx_proof.nodes import NODE_TYPES, proof_node, unenumerable_node
 
 _ = get_translation("proof")
@@ -81,11 +89,24 @@ def _visit_exercise(self, node) -> None:
     visit_exercise_enumerable_node(self, node)
 
 
+class DropIndexPage(SphinxPostTransform):
+    """Leave the text-free page ``genindex`` out of the PDF (LaTeX prints the index)."""
+
+    default_priority = 900
+    formats = ("latex",)
+
+    def run(self, **kwargs) -> None:
+        for page in list(self.document.findall(addnodes.start_of_file)):
+            if page.get("docname") == "genindex":
+                page.parent.remove(page)
+
+
 def setup(app):
     app.setup_extension("sphinx_proof")  # register after them, so these visitors win
     app.setup_extension("sphinx_exercise")
     app.add_node(exercise_enumerable_node, override=True,
                  latex=(_visit_exercise, depart_exercise_enumerable_node))
+    app.add_post_transform(DropIndexPage)
     app.add_node(proof_node, override=True, latex=(_visit_proof, None))
     for node in set(NODE_TYPES.values()):  # theorem, lemma, definition, ...
         app.add_node(node, override=True, latex=(_visit, _depart_enumerable))
