@@ -64,13 +64,9 @@ from kmlib.datasets import two_moons  # noqa: E402
 from kmlib.features import Nystroem, RandomFourierFeatures  # noqa: E402
 from kmlib.krr import KernelRidge  # noqa: E402
 from kmlib.logistic import KernelLogisticRegression  # noqa: E402
+from kmlib.model_selection import krr_cv_path, krr_loo  # noqa: E402
 from kmlib.ridge import ridge  # noqa: E402
 from kmlib.svm import KernelSVM  # noqa: E402
-
-try:  # public home once re-exported
-    from kmlib.model_selection import krr_cv_path, krr_loo
-except ImportError:  # pragma: no cover - depends on the state of kmlib
-    from kmlib._krr_paths import krr_cv_path, krr_loo
 
 RESULTS = Path(__file__).resolve().parent / "results.md"
 

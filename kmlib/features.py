@@ -30,6 +30,7 @@ from scipy import linalg
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from ._validation import (
+    EPS,
     check_eigenvalues_psd,
     check_fitted,
     check_gram_psd,
@@ -331,7 +332,7 @@ class Nystroem(TransformerMixin, BaseEstimator):
                 f"n_components must be <= n_samples; got n_components={m} for "
                 f"X with {n} sample(s)"
             )
-        rtol = m * np.finfo(float).eps if self.rtol is None else check_positive(self.rtol, "rtol")
+        rtol = m * EPS if self.rtol is None else check_positive(self.rtol, "rtol")
         rng = check_rng(self.seed)
         idx = np.sort(rng.choice(n, size=m, replace=False))
         L = X[idx]

@@ -56,16 +56,16 @@ from ._validation import (
     check_symmetric,
     check_vector,
     finite_result,
+    rank_tol,
 )
 from .kernels import Kernel
 
 __all__ = ["KernelRidge", "krr_fit"]
 
-_EPS = np.finfo(float).eps
 
 
 # ---------------------------------------------------------------------------
-# private helpers shared with kmlib._krr_paths
+# private helpers shared with kmlib.model_selection.krr_selection
 # ---------------------------------------------------------------------------
 def _check_gram(K: Any, name: str = "K") -> np.ndarray:
     """Return ``K`` as a finite, square, symmetric float array (not copied)."""
@@ -124,8 +124,7 @@ def _pinv_mask(s: np.ndarray, n: int) -> np.ndarray:
     2-D); ``n`` is the matrix size.  See the module docstring for the rule.
     """
     a = np.abs(s)
-    tol = n * _EPS * np.max(a, axis=0)
-    return a > tol
+    return a > rank_tol(a, n, axis=0)
 
 
 def _solve_shifted(K: np.ndarray, y: np.ndarray, lam: float, who: str,
@@ -164,7 +163,7 @@ def _solve_shifted(K: np.ndarray, y: np.ndarray, lam: float, who: str,
     alpha = _dot(U, coef)
     n_drop = int(n - np.count_nonzero(keep))
     if lam > 0 or n_drop:
-        tol = n * _EPS * float(np.max(np.abs(s)))
+        tol = float(rank_tol(s, n))
         dropped = (f"treating {n_drop} eigenvalue(s) of K + lam*I with |value| <= {tol:.3g} "
                    "as zero")
         if lam > 0:

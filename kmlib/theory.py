@@ -21,6 +21,7 @@ import numpy as np
 from scipy import linalg
 
 from ._validation import (
+    EPS,
     check_int,
     check_lam,
     check_nonnegative,
@@ -164,7 +165,7 @@ def krr_mspe(K: Any, f0: Any, sigma2: float, lam: Any) -> Any:
             f"K must be positive semi-definite; got smallest eigenvalue {d[0]!r}"
         )
     # numerical rank: eigenvalues at round-off level are exact zeros (matters at lam = 0)
-    d[d <= n * np.finfo(float).eps * max(d[-1], 0.0)] = 0.0
+    d[d <= n * EPS * max(d[-1], 0.0)] = 0.0
     theta2 = (U.T @ f0) ** 2
     den = d[None, :] + lams[:, None]                       # (n_lam, n)
     with np.errstate(divide="ignore", invalid="ignore"):

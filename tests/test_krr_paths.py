@@ -1,4 +1,4 @@
-"""Tests of the fast KRR model-selection paths (kmlib._krr_paths; chapters 2, 3 and 7).
+"""Tests of the fast KRR model-selection paths (kmlib.model_selection.krr_selection).
 
 References trusted, named in each test: brute-force refits with LAPACK LU
 solves (numpy.linalg.solve) on every fold / left-out point / penalty,
@@ -17,8 +17,14 @@ from sklearn.model_selection import KFold as SkKFold
 from sklearn.model_selection import LeaveOneOut, cross_val_score
 
 from kmlib._folds import KFold
-from kmlib._krr_paths import KRRTuningTable, krr_cv_path, krr_loo, krr_path, tune_krr
 from kmlib.krr import KernelRidge
+from kmlib.model_selection.krr_selection import (
+    KRRTuningTable,
+    krr_cv_path,
+    krr_loo,
+    krr_path,
+    tune_krr,
+)
 
 
 def rbf(gamma: float):

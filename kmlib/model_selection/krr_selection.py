@@ -1,7 +1,6 @@
 """Fast model selection for kernel ridge regression (chapters 2, 3 and 7).
 
-Public home: :mod:`kmlib.model_selection` re-exports :func:`krr_path`,
-:func:`krr_cv_path`, :func:`krr_loo` and :func:`tune_krr`.
+Also importable from :mod:`kmlib.model_selection` (``model_selection.krr_path``, ...).
 
 All four rest on one observation from chapter 3: with the eigendecomposition
 :math:`K = U\\,\\mathrm{diag}(d)\\,U^\\top`, the dual coefficients of kernel
@@ -46,8 +45,8 @@ from typing import Any, Callable, Iterable
 import numpy as np
 from scipy.linalg import lapack
 
-from ._folds import resolve_folds
-from ._validation import (
+from .._folds import resolve_folds
+from .._validation import (
     check_eigenvalues_psd,
     check_finite_result,
     check_kernel,
@@ -59,7 +58,7 @@ from ._validation import (
     finite_result,
     rank_tol,
 )
-from .krr import (
+from ..krr import (
     KernelRidge,
     _check_gram,
     _dot,

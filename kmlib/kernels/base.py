@@ -1,0 +1,337 @@
+"""The :class:`Kernel` base class and the closure rules.
+
+Chapter "Kernels: positive definiteness, closure rules and a catalogue".
+
+A kernel is a callable object: ``k(X, Y)`` returns the Gram matrix, ``k(X)`` the
+exactly symmetric one.  Sums, products, non-negative multiples, integer powers and
+normalisation of kernels are kernels again; this module builds them, together with the
+shared numerical helpers (squared distances through one matrix product, tiled
+evaluation of large Gram matrices).
+"""
+from __future__ import annotations
+
+import numbers
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+from scipy.linalg import blas
+
+from .._validation import (
+    check_int,
+    check_matrix,
+    check_nonnegative,
+)
+
+__all__ = ["Kernel"]
+
+
+
+
+def _inner(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Matrix of inner products ``X @ Y.T`` through scipy's BLAS (``dgemm``).
+
+    Kernel ridge regression, the SVM and the paths factorise Gram matrices with
+    scipy's LAPACK; forming the Gram matrix on the same OpenBLAS keeps one thread
+    pool busy instead of two competing on few cores.  The result is writeable and
+    owned by the caller.
+    """
+    return blas.dgemm(1.0, X, Y, trans_b=True)
+
+
+def _sq_dists(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Squared Euclidean distances ``||x_i - y_j||^2`` through one matrix product.
+
+    Both inputs are shifted by the mean of ``X`` first (distances do not change,
+    the cancellation in ``|x|^2 + |y|^2 - 2 x.y`` shrinks for off-centre data).
+    The result is clamped at 0, and when ``Y is X`` its diagonal is exactly 0.
+    """
+    shift = X.mean(axis=0)
+    Xc = X - shift
+    Yc = Xc if Y is X else Y - shift
+    xx = np.einsum("ij,ij->i", Xc, Xc)
+    yy = xx if Y is X else np.einsum("ij,ij->i", Yc, Yc)
+    D = _inner(Xc, Yc)
+    D *= -2.0
+    D += xx[:, None]
+    D += yy[None, :]
+    np.maximum(D, 0.0, out=D)
+    if Y is X:
+        np.fill_diagonal(D, 0.0)
+    return D
+
+
+#: Side of the square tiles in which large Gram matrices are computed.  A tile of
+#: 256 x 256 doubles (512 KiB) stays in cache while the kernel's element-wise passes
+#: run over it, and the symmetric case only computes tiles on or above the diagonal.
+_TILE = 256
+
+
+def _tiled_gram(gram, X: np.ndarray, Y: np.ndarray, symmetric: bool) -> np.ndarray:
+    """Evaluate ``gram(X_block, Y_block)`` tile by tile into one matrix.
+
+    In the symmetric case only the tiles on and above the diagonal are computed:
+    each off-diagonal tile is mirrored into its transposed position and each
+    diagonal tile is replaced by the average with its transpose, so the result is
+    bitwise symmetric whatever rounding the kernel's formula has.
+    """
+    n, m = len(X), len(Y)
+    b = _TILE
+    if symmetric and n <= b:
+        G = np.asarray(gram(X, X), dtype=float)
+        return 0.5 * G + 0.5 * G.T
+    if n * m <= b * b:
+        return np.asarray(gram(X, Y), dtype=float)
+    G = np.empty((n, m))
+    for i in range(0, n, b):
+        ii = slice(i, min(i + b, n))
+        Xi = X[ii]
+        if symmetric:
+            T = gram(Xi, Xi)
+            G[ii, ii] = 0.5 * T + 0.5 * T.T
+            for j in range(i + b, n, b):
+                jj = slice(j, min(j + b, n))
+                T = gram(Xi, X[jj])
+                G[ii, jj] = T
+                G[jj, ii] = T.T
+        else:
+            for j in range(0, m, b):
+                jj = slice(j, min(j + b, m))
+                G[ii, jj] = gram(Xi, Y[jj])
+    return G
+
+
+def _atom(k: "Kernel") -> str:
+    """``repr(k)`` with parentheses when it would otherwise bind loosely."""
+    text = repr(k)
+    return f"({text})" if isinstance(k, (_Scaled, _Power)) else text
+
+
+class Kernel(ABC):
+    """Base class of every kernel: a callable returning Gram matrices.
+
+    Subclasses implement ``_gram(X, Y)`` (the Gram matrix of two validated
+    float arrays, where ``Y is X`` signals the symmetric case), ``_diag(X)``
+    (the vector ``k(x_i, x_i)`` without forming a Gram matrix) and ``__repr__``;
+    kernels with a restricted domain also override ``_check``.
+
+    Notes
+    -----
+    The combination operators build new kernels and never check positive
+    definiteness: ``k1 + k2``, ``k1 * k2``, ``c * k`` (``c >= 0``), ``k ** m``
+    and ``k.normalized()`` are positive definite whenever ``k``, ``k1`` and
+    ``k2`` are (chapter 4, closure rules).
+    """
+
+    __array_ufunc__ = None  # let ``np.float64(2.0) * k`` reach Kernel.__rmul__
+
+    # -- hooks ------------------------------------------------------------
+    @abstractmethod
+    def _gram(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """Gram matrix of validated inputs (a new array the caller may modify)."""
+
+    @abstractmethod
+    def _diag(self, X: np.ndarray) -> np.ndarray:
+        """Vector ``k(x_i, x_i)`` of validated inputs."""
+
+    def _check(self, X: Any, name: str) -> np.ndarray:
+        """Validate one input array; overridden by kernels with a restricted domain."""
+        return check_matrix(X, name)
+
+    # -- public interface --------------------------------------------------
+    def __call__(self, X: Any, Y: Any = None) -> np.ndarray:
+        """Return the Gram matrix ``[k(x_i, y_j)]`` of shape ``(len(X), len(Y))``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d), or (n,) for n points in one dimension
+        Y : array-like of shape (m, d) or (m,), optional
+            Defaults to ``X``; then the result is exactly symmetric.
+
+        Returns
+        -------
+        ndarray of shape (n, m)
+
+        Raises
+        ------
+        ValueError
+            If an input is empty, not 1-D/2-D, contains NaN or inf, lies outside
+            the kernel's domain, if X and Y have different numbers of columns, or
+            if the kernel values overflow.
+        """
+        Xa = self._check(X, "X")
+        symmetric = Y is None or Y is X
+        if symmetric:
+            Ya = Xa
+        else:
+            Ya = self._check(Y, "Y")
+            if Ya.shape[1] != Xa.shape[1]:
+                raise ValueError(
+                    "X and Y must have the same number of features (columns); "
+                    f"got {Xa.shape[1]} and {Ya.shape[1]}"
+                )
+        with np.errstate(over="ignore", invalid="ignore"):
+            G = _tiled_gram(self._gram, Xa, Ya, symmetric)  # a fresh array
+        # one summation pass; the entry-wise test runs only when the sum is not finite
+        if not np.isfinite(G.sum()) and not np.all(np.isfinite(G)):
+            raise ValueError(
+                f"the Gram matrix of {self!r} has non-finite entries (overflow); "
+                "rescale the inputs or choose a larger bandwidth"
+            )
+        return G
+
+    def diag(self, X: Any) -> np.ndarray:
+        """Return the vector ``(k(x_1, x_1), ..., k(x_n, x_n))``.
+
+        Computed in O(n d) without forming the Gram matrix; equal (up to
+        round-off) to ``np.diag(k(X))``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d), or (n,) for n points in one dimension
+
+        Returns
+        -------
+        ndarray of shape (n,)
+        """
+        Xa = self._check(X, "X")
+        with np.errstate(over="ignore", invalid="ignore"):
+            d = np.array(self._diag(Xa), dtype=float)
+        if not np.all(np.isfinite(d)):
+            raise ValueError(
+                f"the diagonal of {self!r} has non-finite entries (overflow); "
+                "rescale the inputs or choose a larger bandwidth"
+            )
+        return d
+
+    def normalized(self) -> "Kernel":
+        """Return the normalised kernel ``k(x,x') / sqrt(k(x,x) k(x',x'))``.
+
+        The value is 0 when either diagonal entry is 0 (a point mapped to the
+        origin of the feature space).  Non-positive diagonal entries, which a
+        positive-definite kernel can only produce through round-off, are treated
+        as 0.  On ``k(X)`` the diagonal is exactly 1 wherever ``k(x,x) > 0``.
+        """
+        return _Normalized(self)
+
+    # -- algebra -----------------------------------------------------------
+    def __add__(self, other: Any) -> "Kernel":
+        if not isinstance(other, Kernel):
+            return NotImplemented
+        return _Sum(self, other)
+
+    def __mul__(self, other: Any) -> "Kernel":
+        if isinstance(other, Kernel):
+            return _Product(self, other)
+        if isinstance(other, numbers.Real) and not isinstance(other, bool):
+            return _Scaled(other, self)
+        return NotImplemented
+
+    def __rmul__(self, other: Any) -> "Kernel":
+        if isinstance(other, numbers.Real) and not isinstance(other, bool):
+            return _Scaled(other, self)
+        return NotImplemented
+
+    def __pow__(self, m: Any) -> "Kernel":
+        return _Power(self, m)
+
+
+class _Sum(Kernel):
+    def __init__(self, k1: Kernel, k2: Kernel):
+        self.k1, self.k2 = k1, k2
+
+    def _check(self, X, name):
+        return self.k2._check(self.k1._check(X, name), name)
+
+    def _gram(self, X, Y):
+        return self.k1._gram(X, Y) + self.k2._gram(X, Y)
+
+    def _diag(self, X):
+        return self.k1._diag(X) + self.k2._diag(X)
+
+    def __repr__(self):
+        return f"({self.k1!r} + {self.k2!r})"
+
+
+class _Product(Kernel):
+    def __init__(self, k1: Kernel, k2: Kernel):
+        self.k1, self.k2 = k1, k2
+
+    def _check(self, X, name):
+        return self.k2._check(self.k1._check(X, name), name)
+
+    def _gram(self, X, Y):
+        return self.k1._gram(X, Y) * self.k2._gram(X, Y)
+
+    def _diag(self, X):
+        return self.k1._diag(X) * self.k2._diag(X)
+
+    def __repr__(self):
+        return f"({_atom(self.k1)} * {_atom(self.k2)})"
+
+
+class _Scaled(Kernel):
+    def __init__(self, c: Any, kernel: Kernel):
+        self.c = check_nonnegative(c, "scalar multiplier c")
+        self.kernel = kernel
+
+    def _check(self, X, name):
+        return self.kernel._check(X, name)
+
+    def _gram(self, X, Y):
+        return self.c * self.kernel._gram(X, Y)
+
+    def _diag(self, X):
+        return self.c * self.kernel._diag(X)
+
+    def __repr__(self):
+        return f"{self.c!r} * {_atom(self.kernel)}"
+
+
+class _Power(Kernel):
+    def __init__(self, kernel: Kernel, m: Any):
+        self.m = check_int(m, "exponent m", minimum=1)
+        self.kernel = kernel
+
+    def _check(self, X, name):
+        return self.kernel._check(X, name)
+
+    def _gram(self, X, Y):
+        return self.kernel._gram(X, Y) ** self.m
+
+    def _diag(self, X):
+        return self.kernel._diag(X) ** self.m
+
+    def __repr__(self):
+        return f"{_atom(self.kernel)} ** {self.m}"
+
+
+class _Normalized(Kernel):
+    def __init__(self, kernel: Kernel):
+        self.kernel = kernel
+
+    def _check(self, X, name):
+        return self.kernel._check(X, name)
+
+    def _inv_sqrt_diag(self, X):
+        d = self.kernel._diag(X)
+        s = np.zeros_like(d)
+        pos = d > 0
+        s[pos] = 1.0 / np.sqrt(d[pos])
+        return s
+
+    def _gram(self, X, Y):
+        sx = self._inv_sqrt_diag(X)
+        sy = sx if Y is X else self._inv_sqrt_diag(Y)
+        G = self.kernel._gram(X, Y)
+        G *= sx[:, None]
+        G *= sy[None, :]
+        if Y is X:
+            G[np.diag_indices_from(G)] = (sx > 0).astype(float)
+        return G
+
+    def _diag(self, X):
+        return (self.kernel._diag(X) > 0).astype(float)
+
+    def __repr__(self):
+        return f"{_atom(self.kernel)}.normalized()"

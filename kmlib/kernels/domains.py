@@ -1,0 +1,168 @@
+"""Kernels on other domains: Sobolev kernels on [0, 1] and kernels on finite sets.
+
+The Sobolev kernels serve the chapter "Reproducing kernel Hilbert spaces"; the set
+kernels the chapter "Kernels: positive definiteness, closure rules and a catalogue".
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import (
+    check_matrix,
+    check_positive,
+)
+from .base import Kernel, _inner
+
+__all__ = ["sobolev1", "sobolev2", "jaccard", "intersection_power"]
+
+
+class _UnitInterval(Kernel):
+    """Kernels on [0, 1]: one-column inputs with values in [0, 1]."""
+
+    def _check(self, X, name):
+        A = check_matrix(X, name)
+        if A.shape[1] != 1:
+            raise ValueError(
+                f"{name} must hold points of [0, 1], i.e. have one column "
+                f"(or be 1-D) for {self!r}; got {A.shape[1]} columns"
+            )
+        if np.any(A < 0.0) or np.any(A > 1.0):
+            raise ValueError(
+                f"{name} must lie in [0, 1] for {self!r}; got values in "
+                f"[{A.min()!r}, {A.max()!r}]"
+            )
+        return A
+
+
+class _Sobolev1(_UnitInterval):
+    def _gram(self, X, Y):
+        return np.minimum(X, Y.T)
+
+    def _diag(self, X):
+        return X[:, 0].copy()
+
+    def __repr__(self):
+        return "sobolev1()"
+
+
+class _Sobolev2(_UnitInterval):
+    def _gram(self, X, Y):
+        a = np.minimum(X, Y.T)
+        b = np.maximum(X, Y.T)
+        # a^2 b / 2 - a^3 / 6 written as a^2 (3 b - a) / 6, a sum of two >= 0 terms
+        return a * a * (3.0 * b - a) / 6.0
+
+    def _diag(self, X):
+        return X[:, 0] ** 3 / 3.0
+
+    def __repr__(self):
+        return "sobolev2()"
+
+
+class _SetKernel(Kernel):
+    """Kernels on subsets of {1, ..., p}: row i is the indicator vector of set i."""
+
+    def _check(self, X, name):
+        A = check_matrix(X, name, allow_1d=False)
+        bad = (A != 0.0) & (A != 1.0)
+        if np.any(bad):
+            found = np.unique(A[bad])[:5]
+            raise ValueError(
+                f"{name} must be a 0/1 (or boolean) indicator matrix with one row per "
+                f"set for {self!r}; found the values {found.tolist()}"
+            )
+        return A
+
+
+class _Jaccard(_SetKernel):
+    def _gram(self, X, Y):
+        inter = _inner(X, Y)
+        sx = X.sum(axis=1)
+        sy = sx if Y is X else Y.sum(axis=1)
+        union = sx[:, None] + sy[None, :] - inter
+        out = np.ones_like(inter)
+        np.divide(inter, union, out=out, where=union > 0)  # 0/0 := 1
+        return out
+
+    def _diag(self, X):
+        return np.ones(len(X))
+
+    def __repr__(self):
+        return "jaccard()"
+
+
+class _IntersectionPower(_SetKernel):
+    def __init__(self, base: float):
+        self.base = base
+
+    def _gram(self, X, Y):
+        return self.base ** _inner(X, Y)
+
+    def _diag(self, X):
+        return self.base ** X.sum(axis=1)
+
+    def __repr__(self):
+        return f"intersection_power(base={self.base!r})"
+
+
+def sobolev1() -> Kernel:
+    """First-order Sobolev (Brownian-motion) kernel ``k(x, x') = min(x, x')`` on [0, 1].
+
+    Its RKHS is ``{f : f(0) = 0, int_0^1 f'^2 < inf}`` with inner product
+    ``int_0^1 f' g'``.  Inputs must be one-dimensional with values in [0, 1]
+    (ValueError otherwise).
+
+    Returns
+    -------
+    Kernel
+    """
+    return _Sobolev1()
+
+
+def sobolev2() -> Kernel:
+    """Second-order Sobolev kernel ``k(x, x') = int_0^{min(x,x')} (x - u)(x' - u) du``.
+
+    In closed form ``x^2 x' / 2 - x^3 / 6`` for ``x <= x'``.  Its RKHS is
+    ``{f : f(0) = f'(0) = 0, int_0^1 f''^2 < inf}`` with inner product
+    ``int_0^1 f'' g''``.  Inputs must be one-dimensional with values in [0, 1].
+
+    Returns
+    -------
+    Kernel
+    """
+    return _Sobolev2()
+
+
+def jaccard() -> Kernel:
+    """Jaccard kernel ``k(A, B) = |A ∩ B| / |A ∪ B|`` on subsets, with ``0/0 := 1``.
+
+    Sets are given as rows of a 0/1 (or boolean) indicator matrix of shape
+    ``(n_sets, p)``; any other value raises ValueError.
+
+    Returns
+    -------
+    Kernel
+    """
+    return _Jaccard()
+
+
+def intersection_power(base: float = 2.0) -> Kernel:
+    """Set kernel ``k(A, B) = base^{|A ∩ B|}`` on subsets, ``base >= 1``.
+
+    Positive definite as the product over the ground set of the kernels
+    ``1 + (base - 1) 1[w in A] 1[w in B]``.  Sets are given as rows of a 0/1
+    (or boolean) indicator matrix.
+
+    Parameters
+    ----------
+    base : float, default 2.0
+        ``base >= 1``.
+
+    Returns
+    -------
+    Kernel
+    """
+    b = check_positive(base, "base")
+    if b < 1.0:
+        raise ValueError(f"base must be >= 1; got {base!r}")
+    return _IntersectionPower(b)

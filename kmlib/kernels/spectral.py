@@ -1,0 +1,241 @@
+"""Spectral checks of Gram matrices; from negative- to positive-definite kernels.
+
+Chapters "Kernels: positive definiteness, closure rules and a catalogue" and
+"Negative-definite kernels: Schoenberg's theorem and embeddings of metrics".
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy import linalg
+
+from .._validation import (
+    EPS,
+    check_nonnegative,
+    check_square,
+    finite_result,
+)
+from .base import Kernel
+
+__all__ = ["pds_from_nds", "is_psd", "is_nds", "empirical_feature_map"]
+
+
+class _PDSFromNDS(Kernel):
+    def __init__(self, kernel: Kernel, x0: np.ndarray):
+        self.kernel, self.x0 = kernel, x0
+
+    def _check(self, X, name):
+        A = self.kernel._check(X, name)
+        if A.shape[1] != self.x0.shape[1]:
+            raise ValueError(
+                f"{name} must have as many features as x0; got {A.shape[1]} "
+                f"and {self.x0.shape[1]}"
+            )
+        return A
+
+    def _anchor(self, X):
+        return self.kernel._gram(X, self.x0)[:, 0]
+
+    def _k00(self):
+        return self.kernel._gram(self.x0, self.x0)[0, 0]
+
+    def _gram(self, X, Y):
+        kx = self._anchor(X)
+        ky = kx if Y is X else self._anchor(Y)
+        G = -self.kernel._gram(X, Y)
+        G += kx[:, None]
+        G += ky[None, :]
+        G -= self._k00()
+        return G
+
+    def _diag(self, X):
+        return 2.0 * self._anchor(X) - self.kernel._diag(X) - self._k00()
+
+    def __repr__(self):
+        return f"pds_from_nds({self.kernel!r}, x0={self.x0[0].tolist()})"
+
+
+def pds_from_nds(k: Kernel, x0: Any) -> Kernel:
+    """Kernel ``k'(x, x') = k(x, x0) + k(x', x0) - k(x, x') - k(x0, x0)``.
+
+    A symmetric ``k`` is conditionally negative definite (NDS) if and only if
+    ``k'`` is positive definite (chapter 10).  For ``squared_distance()``,
+    ``k'(x, x') = 2 (x - x0)^T (x' - x0)``.
+
+    Parameters
+    ----------
+    k : Kernel
+        The (typically NDS) kernel.
+    x0 : float or array-like of shape (d,) or (1, d)
+        A single anchor point; unlike data arrays, a 1-D ``x0`` is one point
+        of R^d.
+
+    Returns
+    -------
+    Kernel
+
+    Notes
+    -----
+    The last term is ``k(x0, x0)``, a constant: writing ``k(x, x0)`` there instead
+    would cancel the first term (a slip worth checking for when copying the formula).
+    """
+    if not isinstance(k, Kernel):
+        raise ValueError(
+            "k must be a kmlib.kernels.Kernel (e.g. kmlib.kernels.squared_distance()); "
+            f"got {type(k).__name__}"
+        )
+    try:
+        a = np.asarray(x0, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"x0 must be a numeric point; got {type(x0).__name__}") from exc
+    if a.ndim == 0:
+        a = a.reshape(1, 1)
+    elif a.ndim == 1:
+        a = a[None, :]
+    if a.ndim != 2 or a.shape[0] != 1:
+        raise ValueError(
+            "x0 must be a single point: a number, a 1-D array of length d or an "
+            f"array of shape (1, d); got shape {np.shape(x0)}"
+        )
+    a = k._check(a, "x0")
+    return _PDSFromNDS(k, a)
+
+
+def _default_tol(n: int, norm2: float) -> float:
+    """``10 * n * eps * max(1, ||K||_2)``, the default eigenvalue tolerance."""
+    return 10.0 * n * EPS * max(1.0, norm2)
+
+
+def _symmetric_part(K: Any, tol: Any, vectors: bool = False
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, float]:
+    """Validate ``K``; return ``(S, eigenvalues, eigenvectors or None, tol)``.
+
+    ``S = (K + K^T) / 2``; eigenvalues are in increasing order.
+    """
+    A = check_square(K, "K")
+    tol_user = None if tol is None else check_nonnegative(tol, "tol")
+    S = 0.5 * (A + A.T)
+    if vectors:
+        evals, U = linalg.eigh(S)
+    else:
+        evals, U = linalg.eigvalsh(S), None
+    default = _default_tol(len(A), float(np.max(np.abs(evals))))
+    tol_v = default if tol_user is None else tol_user
+    asym = float(np.max(np.abs(A - A.T)))
+    if asym > max(tol_v, default):
+        raise ValueError(
+            f"K must be symmetric; got max |K - K^T| = {asym:.3g}, above the tolerance "
+            f"{max(tol_v, default):.3g}. Pass a Gram matrix k(X), or symmetrise it "
+            "with (K + K.T) / 2 if the asymmetry is round-off"
+        )
+    return S, evals, U, tol_v
+
+
+@finite_result
+def is_psd(K: Any, tol: float | None = None) -> bool:
+    """Return True when the symmetric matrix ``K`` is positive semidefinite.
+
+    Parameters
+    ----------
+    K : array-like of shape (n, n)
+        A symmetric matrix, e.g. a Gram matrix ``k(X)``.
+    tol : float, optional
+        Accept eigenvalues ``>= -tol``.  Default
+        ``tol = 10 * n * eps * max(1, ||S||_2)`` with ``eps`` the float64
+        machine epsilon and ``S = (K + K^T) / 2``.
+
+    Returns
+    -------
+    bool
+        ``lambda_min(S) >= -tol``.
+
+    Raises
+    ------
+    ValueError
+        If ``K`` is not a finite square matrix, or if ``max |K - K^T|``
+        exceeds ``max(tol, default tol)``.
+    """
+    _, evals, _, tol_v = _symmetric_part(K, tol)
+    return bool(evals[0] >= -tol_v)
+
+
+@finite_result
+def is_nds(K: Any, tol: float | None = None) -> bool:
+    """Return True when ``K`` is conditionally negative semidefinite.
+
+    That is, ``c^T K c <= tol ||c||^2`` for every ``c`` with ``sum(c) = 0``.
+    ``K`` is projected onto the sum-zero subspace with the orthonormal basis
+    given by a Householder reflection that maps ``1/sqrt(n)`` to ``-e_1``, and
+    the largest eigenvalue of the projected matrix is compared with ``tol``.
+
+    Parameters
+    ----------
+    K : array-like of shape (n, n)
+        A symmetric matrix, e.g. ``squared_distance()(X)``.
+    tol : float, optional
+        Default ``10 * n * eps * max(1, ||S||_2)`` with ``S = (K + K^T) / 2``.
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    ValueError
+        If ``K`` is not a finite square matrix, or not symmetric within
+        ``max(tol, default tol)``.
+    """
+    S, _, _, tol_v = _symmetric_part(K, tol)
+    n = len(S)
+    if n == 1:
+        return True  # the only sum-zero vector is 0
+    w = np.full(n, 1.0 / np.sqrt(n))
+    w[0] += 1.0
+    beta = 2.0 / (w @ w)
+    HS = S - beta * np.outer(w, w @ S)  # H S with H = I - beta w w^T
+    HSH = HS - beta * np.outer(HS @ w, w)
+    B = HSH[1:, 1:]  # columns 2..n of H span {c : sum(c) = 0}
+    evals = linalg.eigvalsh(0.5 * (B + B.T))
+    return bool(evals[-1] <= tol_v)
+
+
+@finite_result
+def empirical_feature_map(K: Any, tol: float | None = None) -> np.ndarray:
+    """Return ``Phi`` of shape (n, r) with ``Phi @ Phi.T = K`` for a PSD ``K``.
+
+    From ``K = U diag(lam) U^T`` (``eigh``), ``Phi = U_r diag(sqrt(lam_r))``
+    keeps the ``r`` eigenvalues above ``tol`` in decreasing order, so a
+    rank-deficient ``K`` (e.g. a duplicated point) gives ``r < n``.  Row i is
+    a feature vector of the i-th sample; it equals, up to a rotation of
+    R^r, the whitened empirical kernel map ``(K^+)^{1/2} K e_i`` of chapter 4.
+
+    Parameters
+    ----------
+    K : array-like of shape (n, n)
+        A symmetric positive semidefinite matrix, e.g. ``k(X)``.
+    tol : float, optional
+        Eigenvalues in ``[-tol, tol]`` are treated as 0.  Default
+        ``10 * n * eps * max(1, ||K||_2)``, as in :func:`is_psd`.
+
+    Returns
+    -------
+    ndarray of shape (n, r)
+
+    Raises
+    ------
+    ValueError
+        If ``K`` is not a finite symmetric square matrix, or has an eigenvalue
+        below ``-tol`` (not positive semidefinite).
+    """
+    _, lam, U, tol_v = _symmetric_part(K, tol, vectors=True)
+    if lam[0] < -tol_v:
+        raise ValueError(
+            f"K must be positive semidefinite; its smallest eigenvalue is {lam[0]:.3g} "
+            f"< -tol = {-tol_v:.3g}. Use a positive-definite kernel (the sigmoid kernel, "
+            "for instance, is not one); if the negative part is round-off, pass a larger "
+            "tol or add a small multiple of the identity to K"
+        )
+    keep = lam > tol_v
+    lam, U = lam[keep][::-1], U[:, keep][:, ::-1]
+    return U * np.sqrt(lam)

@@ -1,0 +1,404 @@
+"""Kernels on R^d: linear, polynomial, Gaussian, Laplacian, Matern, exponential, ...
+
+Also the sigmoid and the squared distance (chapter "Kernels: positive definiteness,
+closure rules and a catalogue").
+
+The Matern kernel is evaluated in the log domain (Bessel recurrence for moderate
+smoothness, Debye's uniform asymptotic expansion for large smoothness), so it stays
+finite and fast for any ``nu``.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+from .._validation import (
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_real,
+)
+from .base import Kernel, _inner, _sq_dists
+
+__all__ = [
+    "linear",
+    "polynomial",
+    "gaussian",
+    "laplacian",
+    "matern",
+    "exponential",
+    "sigmoid",
+    "squared_distance",
+]
+
+
+class _Linear(Kernel):
+    def _gram(self, X, Y):
+        return _inner(X, Y)
+
+    def _diag(self, X):
+        return np.einsum("ij,ij->i", X, X)
+
+    def __repr__(self):
+        return "linear()"
+
+
+class _Polynomial(Kernel):
+    def __init__(self, degree: int, c: float):
+        self.degree, self.c = degree, c
+
+    def _gram(self, X, Y):
+        return (_inner(X, Y) + self.c) ** self.degree
+
+    def _diag(self, X):
+        return (np.einsum("ij,ij->i", X, X) + self.c) ** self.degree
+
+    def __repr__(self):
+        return f"polynomial(degree={self.degree}, c={self.c!r})"
+
+
+class _Gaussian(Kernel):
+    def __init__(self, sigma: float):
+        self.sigma = sigma
+
+    def _gram(self, X, Y):
+        D = _sq_dists(X, Y)
+        scale = 0.5 / self.sigma / self.sigma  # sigma**2 could overflow or underflow
+        if np.isinf(scale):  # sigma below ~1e-154: the kernel is 1 at distance 0, else 0
+            return (D == 0.0).astype(float)
+        D *= -scale
+        return np.exp(D, out=D)
+
+    def _diag(self, X):
+        return np.ones(len(X))
+
+    def __repr__(self):
+        return f"gaussian(sigma={self.sigma!r})"
+
+
+class _Laplacian(Kernel):
+    def __init__(self, gamma: float):
+        self.gamma = gamma
+
+    def _gram(self, X, Y):
+        R = np.sqrt(_sq_dists(X, Y))
+        R *= -self.gamma
+        return np.exp(R, out=R)
+
+    def _diag(self, X):
+        return np.ones(len(X))
+
+    def __repr__(self):
+        return f"laplacian(gamma={self.gamma!r})"
+
+
+def _log_kv(nu: float, z: np.ndarray) -> np.ndarray:
+    """``log K_nu(z)`` for ``nu > 0`` and ``z > 0``, finite for any large ``nu``.
+
+    Write ``nu = mu + m`` with ``m = floor(nu)`` and ``0 <= mu < 1``.  The
+    scaled Bessel functions ``kve`` of the orders ``mu`` and ``1 - mu`` (both in
+    [0, 1], where nothing overflows) start the upward recurrence
+    ``K_{v+1}(z) = K_{v-1}(z) + (2 v / z) K_v(z)``, run on the ratios
+    ``rho_v = K_{v+1}(z) / K_v(z) = 2 v / z + 1 / rho_{v-1}`` whose logarithms
+    are summed.  All terms are positive, so the recurrence is stable, and the
+    cost is ``m`` vectorised steps.  (``scipy.special.kve`` alone overflows for
+    large orders: ``kve(400, 28)`` is already ``inf``.)
+    """
+    m = int(np.floor(nu))
+    mu = nu - m
+    if m == 0:
+        return np.log(special.kve(nu, z)) - z
+    # Below 1e-300 the ratios 2 v / z could overflow; there the Matern value
+    # is 1 to full precision for nu >= 1, so clamping changes nothing visible.
+    z = np.maximum(z, 1e-300)
+    k_mu = special.kve(mu, z)
+    log_k = np.log(k_mu) - z
+    # rho_mu = K_{mu+1} / K_mu = 2 mu / z + K_{mu-1} / K_mu, with K_{mu-1} = K_{1-mu}
+    rho = 2.0 * mu / z + special.kve(1.0 - mu, z) / k_mu
+    log_k += np.log(rho)
+    for j in range(1, m):
+        rho = 2.0 * (mu + j) / z + 1.0 / rho
+        log_k += np.log(rho)
+    return log_k
+
+
+#: From this smoothness on, the Matern kernel is evaluated by the uniform
+#: (Debye) asymptotic expansion of K_nu instead of the recurrence, whose cost
+#: grows like nu.  With four correction terms its relative error is below
+#: u_5(t) / nu^5 < 1e-15 there.
+_MATERN_ASYMPTOTIC_NU = 1000.0
+
+
+def _log_matern_asymptotic(w: np.ndarray, nu: float) -> np.ndarray:
+    """``log k_nu`` of the Matern kernel for large ``nu``, from ``w = 2 r^2 / l^2``.
+
+    With ``x = sqrt(2 nu) r / l = nu z``, Debye's expansion
+    ``K_nu(nu z) = sqrt(pi / (2 nu)) exp(-nu eta) (1 + z^2)^(-1/4) S(t, nu)``,
+    ``t = 1 / sqrt(1 + z^2)``, ``S = sum_k (-1)^k u_k(t) / nu^k``, together with
+    Stirling's series for ``log Gamma(nu)``, makes every term that grows with
+    ``nu`` cancel in closed form:
+
+    ``log k = nu (log((1 + s) / 2) + 1 - s) - log(1 + z^2) / 4 + log S - c(nu)``
+
+    with ``s = sqrt(1 + z^2)`` and ``c(nu) = 1/(12 nu) - 1/(360 nu^3) + 1/(1260 nu^5)``.
+    The first term is written as ``w / (1 + s) * (g(e) - 1)`` with ``e = s - 1``
+    and ``g(e) = log(1 + e/2) / e``, which stays accurate when ``z^2 = w / nu``
+    underflows; as ``nu -> infinity`` it tends to ``-w / 4 = -r^2 / (2 l^2)``,
+    the Gaussian kernel.  The cost is a few passes, whatever ``nu``.
+    """
+    z2 = w / nu
+    s = np.sqrt(1.0 + z2)
+    e = z2 / (1.0 + s)
+    small = e < 1e-6
+    g = np.where(small, 0.5 - e / 8.0 + e * e / 24.0,
+                 np.log1p(0.5 * e) / np.where(small, 1.0, e))
+    t = 1.0 / s
+    t2 = t * t
+    u1 = t * (3.0 - 5.0 * t2) / 24.0
+    u2 = t2 * (81.0 - 462.0 * t2 + 385.0 * t2 * t2) / 1152.0
+    u3 = t * t2 * (30375.0 - 369603.0 * t2 + 765765.0 * t2**2 - 425425.0 * t2**3) / 414720.0
+    u4 = t2 * t2 * (4465125.0 - 94121676.0 * t2 + 349922430.0 * t2**2
+                    - 446185740.0 * t2**3 + 185910725.0 * t2**4) / 39813120.0
+    inv = 1.0 / nu
+    series = 1.0 - inv * (u1 - inv * (u2 - inv * (u3 - inv * u4)))
+    stirling = inv / 12.0 - inv**3 / 360.0 + inv**5 / 1260.0
+    return (w / (1.0 + s) * (g - 1.0) - 0.25 * np.log1p(z2)
+            + np.log(series) - stirling)
+
+
+def _matern_profile(r: np.ndarray, nu: float, length_scale: float) -> np.ndarray:
+    """Matern correlation as a function of the distance ``r >= 0``."""
+    if nu == 0.5:
+        return np.exp(-r / length_scale)
+    if nu == 1.5:
+        t = np.sqrt(3.0) * r / length_scale
+        return (1.0 + t) * np.exp(-t)
+    if nu == 2.5:
+        t = np.sqrt(5.0) * r / length_scale
+        return (1.0 + t + t * t / 3.0) * np.exp(-t)
+    if nu >= _MATERN_ASYMPTOTIC_NU:
+        with np.errstate(over="ignore"):
+            w = 2.0 * (r / length_scale) ** 2
+        out = np.exp(np.minimum(_log_matern_asymptotic(w, nu), 0.0))
+        out[r == 0] = 1.0
+        return out
+    z = np.sqrt(2.0 * nu) * r / length_scale
+    out = np.ones_like(z)
+    pos = z > 0
+    zp = z[pos]
+    log_k = ((1.0 - nu) * np.log(2.0) - special.gammaln(nu)
+             + nu * np.log(zp) + _log_kv(nu, zp))
+    out[pos] = np.exp(np.minimum(log_k, 0.0))  # k <= 1; trims round-off above 1
+    return out
+
+
+class _Matern(Kernel):
+    def __init__(self, nu: float, length_scale: float):
+        self.nu, self.length_scale = nu, length_scale
+
+    def _gram(self, X, Y):
+        R = np.sqrt(_sq_dists(X, Y))
+        return _matern_profile(R, self.nu, self.length_scale)
+
+    def _diag(self, X):
+        return np.ones(len(X))
+
+    def __repr__(self):
+        return f"matern(nu={self.nu!r}, length_scale={self.length_scale!r})"
+
+
+class _Exponential(Kernel):
+    def __init__(self, sigma: float):
+        self.sigma = sigma
+
+    def _gram(self, X, Y):
+        return np.exp(_inner(X, Y) / self.sigma / self.sigma)
+
+    def _diag(self, X):
+        return np.exp(np.einsum("ij,ij->i", X, X) / self.sigma / self.sigma)
+
+    def __repr__(self):
+        return f"exponential(sigma={self.sigma!r})"
+
+
+class _Sigmoid(Kernel):
+    def __init__(self, a: float, b: float):
+        self.a, self.b = a, b
+
+    def _gram(self, X, Y):
+        return np.tanh(self.a * _inner(X, Y) + self.b)
+
+    def _diag(self, X):
+        return np.tanh(self.a * np.einsum("ij,ij->i", X, X) + self.b)
+
+    def __repr__(self):
+        return f"sigmoid(a={self.a!r}, b={self.b!r})"
+
+
+class _SquaredDistance(Kernel):
+    def _gram(self, X, Y):
+        return _sq_dists(X, Y)
+
+    def _diag(self, X):
+        return np.zeros(len(X))
+
+    def __repr__(self):
+        return "squared_distance()"
+
+
+def linear() -> Kernel:
+    """Linear kernel ``k(x, x') = x^T x'``.
+
+    Returns
+    -------
+    Kernel
+    """
+    return _Linear()
+
+
+def polynomial(degree: int, c: float = 1.0) -> Kernel:
+    """Polynomial kernel ``k(x, x') = (x^T x' + c)^degree``.
+
+    Parameters
+    ----------
+    degree : int
+        A positive integer (a non-integer power is not defined when
+        ``x^T x' + c < 0``).
+    c : float, default 1.0
+        Offset ``c >= 0``; ``c = 0`` gives the homogeneous kernel.
+
+    Returns
+    -------
+    Kernel
+    """
+    return _Polynomial(check_int(degree, "degree", minimum=1), check_nonnegative(c, "c"))
+
+
+def gaussian(sigma: float) -> Kernel:
+    """Gaussian (RBF) kernel ``k(x, x') = exp(-||x - x'||^2 / (2 sigma^2))``.
+
+    Parameters
+    ----------
+    sigma : float
+        Bandwidth ``sigma > 0``.  scikit-learn's ``rbf_kernel`` with
+        ``gamma = 1 / (2 sigma^2)`` is the same kernel.
+
+    Returns
+    -------
+    Kernel
+    """
+    return _Gaussian(check_positive(sigma, "sigma"))
+
+
+def laplacian(gamma: float) -> Kernel:
+    """Laplacian kernel ``k(x, x') = exp(-gamma ||x - x'||_2)`` (Euclidean norm).
+
+    Parameters
+    ----------
+    gamma : float
+        Inverse length scale ``gamma > 0``.
+
+    Returns
+    -------
+    Kernel
+
+    Notes
+    -----
+    scikit-learn's ``laplacian_kernel`` (and part of the literature) uses the
+    l1 norm, ``exp(-gamma ||x - x'||_1)``.  Both are positive definite, but they
+    are different kernels when d > 1; they agree in one dimension, where this
+    kernel is also the Matern kernel with ``nu = 1/2`` and length scale
+    ``1 / gamma``.
+    """
+    return _Laplacian(check_positive(gamma, "gamma"))
+
+
+def matern(nu: float, length_scale: float) -> Kernel:
+    """Matern kernel of smoothness ``nu`` and length scale ``l``.
+
+    ``k(x, x') = 2^{1-nu} / Gamma(nu) * (sqrt(2 nu) r / l)^nu * K_nu(sqrt(2 nu) r / l)``
+    with ``r = ||x - x'||_2`` and ``K_nu`` the modified Bessel function of the
+    second kind; ``k = 1`` at ``r = 0``.
+
+    Parameters
+    ----------
+    nu : float
+        Smoothness ``nu > 0``.  ``nu = 1/2, 3/2, 5/2`` use the closed forms
+        ``exp(-r/l)``, ``(1 + t) exp(-t)`` with ``t = sqrt(3) r / l`` and
+        ``(1 + t + t^2/3) exp(-t)`` with ``t = sqrt(5) r / l``.
+    length_scale : float
+        Length scale ``l > 0``.
+
+    Returns
+    -------
+    Kernel
+
+    Notes
+    -----
+    Any other ``nu`` is evaluated in the log domain: ``gammaln`` for the
+    Gamma function, and ``log K_nu`` from scaled Bessel functions of order below
+    one followed by the (stable) upward recurrence in the order, which costs
+    ``floor(nu)`` vectorised steps.  The values stay finite and accurate for
+    large ``nu`` (e.g. ``nu = 400``, where ``scipy.special.kv`` and even ``kve``
+    overflow).  From ``nu = 1000`` on, Debye's uniform asymptotic expansion of
+    ``K_nu`` replaces the recurrence, so the cost no longer grows with ``nu``; it
+    tends to the Gaussian kernel ``exp(-r^2 / (2 l^2))`` as ``nu -> infinity``.
+    """
+    return _Matern(check_positive(nu, "nu"), check_positive(length_scale, "length_scale"))
+
+
+def exponential(sigma: float) -> Kernel:
+    """Exponential dot-product kernel ``k(x, x') = exp(x^T x' / sigma^2)``.
+
+    Positive definite as a power series with non-negative coefficients in the
+    linear kernel.  Its normalisation ``k.normalized()`` is exactly
+    ``gaussian(sigma)``.  Not to be confused with the "exponential" kernel
+    ``exp(-|x - x'| / l)`` of the Matern family (see :func:`laplacian`).
+
+    Parameters
+    ----------
+    sigma : float
+        Scale ``sigma > 0``.  Values overflow (ValueError) once
+        ``x^T x' / sigma^2`` exceeds about 709.
+
+    Returns
+    -------
+    Kernel
+    """
+    return _Exponential(check_positive(sigma, "sigma"))
+
+
+def sigmoid(a: float = 1.0, b: float = 0.0) -> Kernel:
+    """Sigmoid (tanh) kernel ``k(x, x') = tanh(a x^T x' + b)``.
+
+    Warning: this kernel is NOT positive definite in general, whatever the
+    signs of ``a`` and ``b``: for ``tanh(x x')`` the 2x2 Gram matrix of the
+    points 1 and 2 has a negative determinant.  It is included to show what
+    goes wrong; :func:`is_psd` and :func:`empirical_feature_map` detect it.
+
+    Parameters
+    ----------
+    a : float, default 1.0
+        Slope (any finite real).
+    b : float, default 0.0
+        Offset (any finite real).
+
+    Returns
+    -------
+    Kernel
+    """
+    return _Sigmoid(check_real(a, "a"), check_real(b, "b"))
+
+
+def squared_distance() -> Kernel:
+    """Squared Euclidean distance ``k(x, x') = ||x - x'||^2``.
+
+    Not positive definite: it is conditionally negative definite (NDS,
+    chapter 10), so ``exp(-t k)`` is positive definite for every ``t > 0``
+    and :func:`pds_from_nds` turns it into a positive-definite kernel.
+
+    Returns
+    -------
+    Kernel
+    """
+    return _SquaredDistance()

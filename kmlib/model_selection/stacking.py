@@ -1,0 +1,146 @@
+"""Stacking ridge fits along a penalty grid by non-negative least squares.
+
+Chapter "Choosing λ: hold-out and v-fold cross-validation" (Breiman's stacked
+regressions).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.linalg
+import scipy.optimize
+from sklearn.base import BaseEstimator, RegressorMixin
+
+from .._validation import (
+    check_finite_result,
+    check_fitted,
+    check_matrix,
+    check_n_features,
+    check_same_length,
+    check_vector,
+    finite_result,
+)
+from ._core import (
+    _check_Xy,
+)
+from .cv import (
+    oof_predictions,
+    ridge_fit_path,
+)
+
+__all__ = [
+    "stack",
+    "stack_predict",
+    "StackedRidge",
+]
+
+
+@finite_result
+def stack(P: Any, y: Any) -> np.ndarray:
+    """Stacking weights: non-negative least squares of ``y`` on the columns of ``P``.
+
+    Solves ``min_{w >= 0} ||y - P w||^2`` with :func:`scipy.optimize.nnls`
+    (Lawson--Hanson active set), where ``P`` holds out-of-fold predictions,
+    e.g. from :func:`oof_predictions`.
+
+    Parameters
+    ----------
+    P : array of shape (n, L)
+    y : array of shape (n,)
+
+    Returns
+    -------
+    w : ndarray of shape (L,), entries >= 0
+    """
+    P = check_matrix(P, "P", allow_1d=False)
+    y = check_vector(y, "y")
+    check_same_length(P, y, "P", "y")
+    w, _ = scipy.optimize.nnls(P, y, maxiter=50 * P.shape[1])
+    return w
+
+
+@finite_result
+def stack_predict(P_new: Any, weights: Any) -> np.ndarray:
+    """Stacked prediction ``P_new @ weights``.
+
+    Parameters
+    ----------
+    P_new : array of shape (m, L)
+        Predictions at m new points of the L models refitted on all the data
+        (e.g. ``intercepts + X_new @ coefs`` from :func:`ridge_fit_path`).
+    weights : array of shape (L,)
+        Non-negative weights from :func:`stack`.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+    """
+    P_new = check_matrix(P_new, "P_new", allow_1d=False)
+    w = check_vector(weights, "weights")
+    if w.shape[0] != P_new.shape[1]:
+        raise ValueError(f"weights must have length L={P_new.shape[1]} (columns of P_new); "
+                         f"got {w.shape[0]}")
+    if np.any(w < 0):
+        raise ValueError("weights must be non-negative (stacking weights from nnls)")
+    return P_new @ w
+
+
+class StackedRidge(RegressorMixin, BaseEstimator):
+    """Stacked ridge regression: an NNLS combination of ridge fits along a λ-grid.
+
+    ``fit`` computes the out-of-fold predictions of every penalty, the NNLS
+    weights ``weights_`` of :func:`stack`, and then combines the refits on
+    all the data with those weights (Breiman, 1996).  The combination is
+    itself a linear predictor, stored as ``coef_`` and ``intercept_``.
+
+    Parameters
+    ----------
+    lams : array of shape (L,)
+        Penalty grid (>= 0).
+    folds : int or iterable of (train_idx, test_idx), default 5
+        Folds for the out-of-fold predictions.
+    fit_intercept, standardize : bool, default True
+        As in :class:`kmlib.ridge.RidgeRegression`.
+
+    Attributes
+    ----------
+    weights_ : ndarray of shape (L,)
+    oof_ : ndarray of shape (n, L)
+        Out-of-fold predictions (the stacking design).
+    cv_ : ndarray of shape (L,)
+        The CV curve computed from ``oof_``.
+    coefs_ : ndarray of shape (p, L), intercepts_ : ndarray of shape (L,)
+        Refits on all the data.
+    coef_ : ndarray of shape (p,), intercept_ : float
+        The stacked predictor.
+    """
+
+    def __init__(self, lams: Any, folds: Any = 5, fit_intercept: bool = True,
+                 standardize: bool = True) -> None:
+        self.lams = lams
+        self.folds = folds
+        self.fit_intercept = fit_intercept
+        self.standardize = standardize
+
+    def fit(self, X: Any, y: Any) -> "StackedRidge":
+        """Fit the stacked predictor; returns ``self``."""
+        X, y = _check_Xy(X, y)
+        opts = dict(fit_intercept=self.fit_intercept, standardize=self.standardize)
+        self.oof_ = oof_predictions(X, y, self.lams, self.folds, **opts)
+        self.cv_ = np.mean((y[:, None] - self.oof_) ** 2, axis=0)
+        self.weights_ = stack(self.oof_, y)
+        self.intercepts_, self.coefs_ = ridge_fit_path(X, y, self.lams, **opts)
+        self.coef_ = check_finite_result(self.coefs_ @ self.weights_, "StackedRidge.fit: coef_")
+        self.intercept_ = check_finite_result(float(self.intercepts_ @ self.weights_),
+                                              "StackedRidge.fit: intercept_")
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    @finite_result
+    def predict(self, X: Any) -> np.ndarray:
+        """Stacked predictions at the rows of ``X``."""
+        check_fitted(self, "coef_")
+        X = check_matrix(X, "X")
+        check_n_features(self, X)
+        return check_finite_result(self.intercept_ + X @ self.coef_, "StackedRidge.predict")

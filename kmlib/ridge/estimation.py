@@ -1,0 +1,301 @@
+"""Ridge and least-squares estimates: solvers, paths and the estimator.
+
+Chapter "Ridge regression": ``ols``, ``ridge`` (three solvers), whole penalty paths,
+the augmented-data form and :class:`RidgeRegression`.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy import linalg as sla
+from sklearn.base import BaseEstimator, RegressorMixin
+
+from .._validation import (
+    EPS,
+    check_finite_result,
+    check_fitted,
+    check_lam,
+    check_matrix,
+    check_n_features,
+    finite_result,
+)
+from ._core import (
+    _check_method,
+    _check_Xy,
+    _filter,
+    _rank_deficiency_error,
+    _shrink,
+    _solve_many,
+)
+from .spectral import (
+    standardize,
+)
+
+__all__ = [
+    "ols",
+    "ridge",
+    "ridge_path",
+    "fitted_values_path",
+    "ridge_augmented",
+    "RidgeRegression",
+]
+
+
+@finite_result
+def ols(X: Any, y: Any) -> np.ndarray:
+    """Ordinary least squares ``argmin ||y - X beta||^2``.
+
+    Solved through a column-pivoted QR factorisation of ``X`` (never through
+    ``(X^T X)^{-1}``).
+
+    Parameters
+    ----------
+    X : array of shape (n, p)
+        Design matrix of full column rank (so ``p <= n``).
+    y : array of shape (n,)
+        Responses.
+
+    Returns
+    -------
+    beta : ndarray of shape (p,)
+        The unique least-squares coefficients ``(X^T X)^{-1} X^T y``.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` lacks full column rank (including ``p > n``); use :func:`ridge`.
+    """
+    X, y = _check_Xy(X, y)
+    n, p = X.shape
+    if p > n:
+        raise _rank_deficiency_error(X, "ordinary least squares")
+    Q, R, perm = sla.qr(X, mode="economic", pivoting=True, check_finite=False)
+    r = np.abs(np.diag(R))
+    if r[0] == 0 or r[-1] <= max(n, p) * EPS * r[0]:
+        raise _rank_deficiency_error(X, "ordinary least squares")
+    beta = np.empty(p)
+    beta[perm] = sla.solve_triangular(R, Q.T @ y, lower=False, check_finite=False)
+    return beta
+
+
+@finite_result
+def ridge(X: Any, y: Any, lam: float, method: str = "svd") -> np.ndarray:
+    """Ridge coefficients ``(X^T X + lam I)^{-1} X^T y`` (no intercept, no scaling).
+
+    Minimises ``||y - X beta||^2 + lam ||beta||^2``.  The three methods give the
+    same answer (for ``p > n`` too, when ``lam > 0``).
+
+    Parameters
+    ----------
+    X : array of shape (n, p)
+        Design matrix.
+    y : array of shape (n,)
+        Responses.
+    lam : float
+        Regularisation parameter, ``>= 0``.  ``lam = 0`` is allowed with
+        ``method="svd"`` (giving the minimum-norm least-squares solution) and
+        with ``method="primal"`` when ``X`` has full column rank.
+    method : {"svd", "primal", "dual"}
+        ``"primal"``: Cholesky of the p x p matrix ``X^T X + lam I``
+        (cost ``O(np^2 + p^3)``); ``"dual"``: ``X^T (X X^T + lam I)^{-1} y`` with
+        a Cholesky of the n x n matrix (cost ``O(n^2 p + n^3)``, the cheap route
+        when ``p >> n``); ``"svd"``: ``V diag(d/(d^2+lam)) U^T y`` from the thin
+        SVD ``X = U diag(d) V^T``.
+
+    Returns
+    -------
+    beta : ndarray of shape (p,)
+
+    Raises
+    ------
+    ValueError
+        On invalid input, an unknown ``method``, or ``lam = 0`` with a method
+        that cannot handle it.
+    """
+    X, y = _check_Xy(X, y)
+    lam = check_lam(lam, "lam")
+    method = _check_method(method)
+    return _solve_many(X, y[:, None], lam, method)[:, 0]
+
+
+@finite_result
+def ridge_path(X: Any, y: Any, lams: Any) -> np.ndarray:
+    """Ridge coefficients for a whole grid of ``lam`` values from one thin SVD.
+
+    After the SVD (cost ``O(np min(n, p))``) each value of ``lam`` costs
+    ``O(p min(n, p))``, i.e. at most ``O(np)``.
+
+    Parameters
+    ----------
+    X : array of shape (n, p)
+    y : array of shape (n,)
+    lams : array of shape (L,)
+        Non-negative regularisation parameters (``0`` gives the minimum-norm
+        least-squares solution).
+
+    Returns
+    -------
+    betas : ndarray of shape (L, p)
+        Row ``l`` is ``ridge(X, y, lams[l])``.
+    """
+    X, y = _check_Xy(X, y)
+    lams = np.atleast_1d(check_lam(lams, "lams", allow_array=True))
+    U, d, Vt = np.linalg.svd(X, full_matrices=False)
+    Uty = U.T @ y
+    F = np.stack([_filter(d, float(lam), X.shape) for lam in lams])  # (L, m)
+    return (F * Uty) @ Vt
+
+
+@finite_result
+def fitted_values_path(X: Any, y: Any, lams: Any) -> np.ndarray:
+    """Ridge fitted values ``sum_j d_j^2/(d_j^2+lam) U_j U_j^T y`` for a grid of ``lam``.
+
+    Parameters
+    ----------
+    X : array of shape (n, p)
+    y : array of shape (n,)
+    lams : array of shape (L,)
+        Non-negative regularisation parameters.
+
+    Returns
+    -------
+    fitted : ndarray of shape (L, n)
+        Row ``l`` is ``X @ ridge(X, y, lams[l])``.
+    """
+    X, y = _check_Xy(X, y)
+    lams = np.atleast_1d(check_lam(lams, "lams", allow_array=True))
+    U, d, _ = np.linalg.svd(X, full_matrices=False)
+    S = _shrink(d, lams, X.shape)  # (L, m)
+    return (S * (U.T @ y)) @ U.T
+
+
+@finite_result
+def ridge_augmented(X: Any, y: Any, lam: float, *, fit_intercept: bool = True
+                    ) -> tuple[float, np.ndarray]:
+    """Solve the ridge problem with an unpenalised intercept as one least-squares problem.
+
+    Minimises ``||y - mu 1 - X beta||^2 + lam ||beta||^2`` jointly over
+    ``(mu, beta)`` by stacking: the rows ``[1, X]`` with targets ``y`` and the
+    rows ``[0, sqrt(lam) I]`` with targets ``0``.  It uses neither centring nor
+    the closed form, so it serves as an independent check of both.
+
+    Parameters
+    ----------
+    X : array of shape (n, p)
+    y : array of shape (n,)
+    lam : float
+        Regularisation parameter, ``>= 0``.
+    fit_intercept : bool
+        When False, ``mu`` is fixed at 0.
+
+    Returns
+    -------
+    mu : float
+        The fitted intercept.
+    beta : ndarray of shape (p,)
+        The fitted coefficients.
+    """
+    X, y = _check_Xy(X, y)
+    lam = check_lam(lam, "lam")
+    n, p = X.shape
+    ones = np.ones((n, 1)) if fit_intercept else np.zeros((n, 0))
+    top = np.hstack([ones, X])
+    bottom = np.hstack([np.zeros((p, ones.shape[1])), np.sqrt(lam) * np.eye(p)])
+    A = np.vstack([top, bottom])
+    b = np.concatenate([y, np.zeros(p)])
+    sol = sla.lstsq(A, b, check_finite=False)[0]
+    if fit_intercept:
+        return float(sol[0]), sol[1:]
+    return 0.0, sol
+
+
+class RidgeRegression(RegressorMixin, BaseEstimator):
+    """Ridge regression with an unpenalised intercept and standardised columns.
+
+    Fits ``argmin_{mu, beta} ||y - mu 1 - Z beta||^2 + lam ||beta||^2`` where
+    ``Z`` is ``X`` with each column centred (when ``fit_intercept``) and, when
+    ``standardize``, scaled to Euclidean norm ``sqrt(n)`` (unit variance with
+    the ``1/n`` convention).  Because the columns of ``Z`` are centred, the
+    fitted intercept on the ``Z`` scale is ``mu = mean(y)`` and ``beta`` is the
+    plain ridge solution for the centred response.  The coefficients are then
+    mapped back, so that ``coef_`` and ``intercept_`` act on the ORIGINAL
+    columns: ``predict(X) = X @ coef_ + intercept_``.
+
+    Parameters
+    ----------
+    lam : float, default 1.0
+        Regularisation parameter, ``>= 0``.
+    fit_intercept : bool, default True
+        Fit an unpenalised intercept (centre ``X`` and ``y``).  When False the
+        model has no intercept and nothing is centred.
+    standardize : bool, default True
+        Scale each (centred) column to norm ``sqrt(n)`` before fitting.  A
+        constant column cannot be scaled and raises ``ValueError``.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (p,)
+        Coefficients on the original scale of ``X``.
+    intercept_ : float
+        Intercept on the original scale (0 when ``fit_intercept=False``).
+    x_mean_ : ndarray of shape (p,)
+        Column means used for centring (zeros when ``fit_intercept=False``).
+    x_scale_ : ndarray of shape (p,)
+        Column scales used (ones when ``standardize=False``).
+    n_features_in_ : int
+        Number of columns seen in ``fit``.
+    """
+
+    def __init__(self, lam: float = 1.0, fit_intercept: bool = True,
+                 standardize: bool = True) -> None:
+        self.lam = lam
+        self.fit_intercept = fit_intercept
+        self.standardize = standardize
+
+    def fit(self, X: Any, y: Any) -> "RidgeRegression":
+        """Fit the model.
+
+        Parameters
+        ----------
+        X : array of shape (n, p)
+        y : array of shape (n,)
+
+        Returns
+        -------
+        self : RidgeRegression
+        """
+        lam = check_lam(self.lam, "lam")
+        X, y = _check_Xy(X, y)
+        n, p = X.shape
+        if self.standardize:
+            Z, x_mean, scale = standardize(X, center=bool(self.fit_intercept))
+        else:
+            x_mean = X.mean(axis=0) if self.fit_intercept else np.zeros(p)
+            Z, scale = X - x_mean, np.ones(p)
+        y_mean = float(y.mean()) if self.fit_intercept else 0.0
+        beta_z = _solve_many(Z, (y - y_mean)[:, None], lam, "svd")[:, 0]
+        self.coef_ = check_finite_result(beta_z / scale, "RidgeRegression.fit: coef_")
+        self.intercept_ = check_finite_result(y_mean - float(x_mean @ self.coef_),
+                                              "RidgeRegression.fit: intercept_")
+        self.x_mean_ = x_mean
+        self.x_scale_ = scale
+        self.n_features_in_ = p
+        return self
+
+    @finite_result
+    def predict(self, X: Any) -> np.ndarray:
+        """Predict ``X @ coef_ + intercept_``.
+
+        Parameters
+        ----------
+        X : array of shape (m, p)
+
+        Returns
+        -------
+        ndarray of shape (m,)
+        """
+        check_fitted(self, "coef_")
+        X = check_matrix(X, "X")
+        check_n_features(self, X)
+        return check_finite_result(X @ self.coef_ + self.intercept_, "RidgeRegression.predict")

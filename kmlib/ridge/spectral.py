@@ -1,0 +1,159 @@
+"""The SVD view of ridge regression: shrinkage factors, degrees of freedom, PCA.
+
+Chapter "Ridge regression"; also the standardisation used by every ridge estimator.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._validation import (
+    EPS,
+    check_finite_result,
+    check_lam,
+    check_matrix,
+    check_vector,
+    finite_result,
+)
+from ._core import (
+    _shrink,
+)
+
+__all__ = [
+    "shrinkage_factors",
+    "effective_df",
+    "principal_components",
+    "standardize",
+]
+
+
+@finite_result
+def shrinkage_factors(d: Any, lam: Any) -> np.ndarray:
+    """Ridge shrinkage factors ``d_j^2 / (d_j^2 + lam)``.
+
+    Ridge multiplies the coordinate ``U_j^T y`` of the response along the j-th
+    left singular vector by this factor; OLS multiplies it by 1.
+
+    Parameters
+    ----------
+    d : array of shape (m,)
+        Singular values of the design (``>= 0``).
+    lam : float or array of shape (L,)
+        Regularisation parameter(s), ``>= 0``.  At ``lam = 0`` the factor is 1
+        for ``d_j > 0`` and 0 for ``d_j = 0`` (the projection onto the column space).
+
+    Returns
+    -------
+    ndarray of shape (m,) or (L, m)
+        One row per value of ``lam`` when ``lam`` is an array.
+    """
+    d = check_vector(d, "d")
+    if np.any(d < 0):
+        raise ValueError(f"d must contain singular values >= 0; got minimum {d.min()!r}")
+    scalar = np.ndim(lam) == 0
+    lams = np.atleast_1d(check_lam(lam, "lam", allow_array=not scalar))
+    out = _shrink(d, lams)
+    return out[0] if scalar else out
+
+
+@finite_result
+def effective_df(X: Any, lam: Any) -> Any:
+    """Effective degrees of freedom ``sum_j d_j^2/(d_j^2 + lam) = tr(H_lam)``.
+
+    ``H_lam = X (X^T X + lam I)^{-1} X^T`` is the ridge hat matrix.  The value
+    decreases from ``rank(X)`` at ``lam = 0`` to 0 as ``lam -> infinity``.
+
+    Parameters
+    ----------
+    X : array of shape (n, p)
+    lam : float or array of shape (L,)
+        Regularisation parameter(s), ``>= 0``.
+
+    Returns
+    -------
+    float or ndarray of shape (L,)
+    """
+    X = check_matrix(X, "X")
+    scalar = np.ndim(lam) == 0
+    lams = np.atleast_1d(check_lam(lam, "lam", allow_array=not scalar))
+    d = np.linalg.svd(X, compute_uv=False)
+    df = _shrink(d, lams, X.shape).sum(axis=1)
+    return float(df[0]) if scalar else df
+
+
+@finite_result
+def principal_components(X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Principal components of the column-centred design via its thin SVD.
+
+    With ``Xc = X - mean = U D V^T``, the j-th principal component is
+    ``Xc V_j = D_jj U_j`` and its sample variance (``1/n`` convention) is
+    ``D_jj^2 / n``.
+
+    Parameters
+    ----------
+    X : array of shape (n, p)
+
+    Returns
+    -------
+    scores : ndarray of shape (n, m)
+        Column j is the j-th principal component ``D_jj U_j`` (``m = min(n, p)``).
+    V : ndarray of shape (p, m)
+        Column j is the j-th principal direction ``V_j`` (unit length).
+    variances : ndarray of shape (m,)
+        ``D_jj^2 / n``, non-increasing.
+    """
+    X = check_matrix(X, "X")
+    Xc = X - X.mean(axis=0)
+    U, d, Vt = np.linalg.svd(Xc, full_matrices=False)
+    return U * d, Vt.T, d**2 / X.shape[0]
+
+
+@finite_result
+def standardize(X: Any, *, center: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Centre each column and scale it to Euclidean norm ``sqrt(n)``.
+
+    After this the columns have mean 0 and variance 1 with the ``1/n``
+    convention (the preprocessing of the chapter "Ridge regression").
+
+    Parameters
+    ----------
+    X : array of shape (n, p)
+    center : bool, default True
+        When False the columns are only scaled (``mean`` is returned as zeros
+        and the scale is the root mean square of the raw column).
+
+    Returns
+    -------
+    Z : ndarray of shape (n, p)
+        ``(X - mean) / scale``.
+    mean : ndarray of shape (p,)
+    scale : ndarray of shape (p,)
+
+    Raises
+    ------
+    ValueError
+        If a column has zero spread (it is constant), so it cannot be scaled.
+    """
+    X = check_matrix(X, "X")
+    mean = X.mean(axis=0) if center else np.zeros(X.shape[1])
+    with np.errstate(over="ignore", invalid="ignore"):
+        Z = X - mean
+    check_finite_result(Z, "X - mean(X)", "rescale X")
+    # root mean square, with the largest entry factored out so that Z**2 cannot overflow
+    top = np.max(np.abs(Z), axis=0)
+    unit = np.where(top > 0, top, 1.0)
+    scale = unit * np.sqrt(np.mean((Z / unit) ** 2, axis=0))
+    tiny = 100 * EPS * np.max(np.abs(X), axis=0)
+    bad = np.flatnonzero(scale <= tiny)
+    if X.shape[0] == 1:
+        raise ValueError(
+            "X has 1 sample (n_samples=1): every column is constant and cannot be "
+            "standardised; pass at least 2 samples (or use standardize=False)"
+        )
+    if bad.size:
+        raise ValueError(
+            f"X has constant column(s) {bad.tolist()}, which cannot be standardised "
+            "(zero spread); drop them (RidgeRegression also accepts standardize=False)"
+        )
+    return Z / scale, mean, scale
