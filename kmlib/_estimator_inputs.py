@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._validation import (
     check_binary_labels,
@@ -142,7 +143,7 @@ def gram(kernel: Any, X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
     return G
 
 
-def fit_inputs(kernel: Any, X: Any, y: Any, *, need_gram: bool, one_class_why: str = ""
+def fit_inputs(kernel: Any, X: ArrayLike, y: ArrayLike, *, need_gram: bool, one_class_why: str = ""
                ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray, np.ndarray]:
     """Check the training data of a kernel classifier and, if asked, form its Gram matrix.
 
@@ -192,7 +193,7 @@ def fit_inputs(kernel: Any, X: Any, y: Any, *, need_gram: bool, one_class_why: s
     return K, X_fit, y, classes
 
 
-def prediction_gram(kernel: Any, X: Any, X_fit: np.ndarray | None, n_train: int,
+def prediction_gram(kernel: Any, X: ArrayLike, X_fit: np.ndarray | None, n_train: int,
                     keep: np.ndarray | None = None, who: str = "the estimator") -> np.ndarray:
     """Check test inputs and return their cross Gram matrix with the training points.
 

@@ -11,6 +11,7 @@ import numbers
 from typing import Any, Iterator
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._validation import check_int, check_rng
 
@@ -49,7 +50,7 @@ class KFold:
         """Number of folds."""
         return self.n_splits
 
-    def fold_of(self, X: Any) -> np.ndarray:
+    def fold_of(self, X: ArrayLike) -> np.ndarray:
         """Return kappa: ``kappa[i]`` is the fold (0, ..., v-1) that holds point i."""
         n = X if isinstance(X, numbers.Integral) else len(X)
         k = check_int(self.n_splits, "n_splits", minimum=2)
@@ -67,7 +68,7 @@ class KFold:
         kappa[order] = np.repeat(np.arange(k), sizes)
         return kappa
 
-    def split(self, X: Any) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    def split(self, X: ArrayLike) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """Yield ``(train_idx, test_idx)`` for each fold; ``X`` is data or a sample count."""
         kappa = self.fold_of(X)
         for j in range(self.n_splits):

@@ -67,7 +67,7 @@ def rank_tol(s: ArrayLike, n: int, axis: int | None = None) -> Any:
     return n * EPS * np.max(np.abs(s), axis=axis)
 
 
-def as_float_array(X: Any, name: str) -> NDArray[np.float64]:
+def as_float_array(X: ArrayLike, name: str) -> NDArray[np.float64]:
     """Convert ``X`` to a float64 array with a clear error for what cannot be converted.
 
     Rejects complex values (whose imaginary part numpy would silently drop),
@@ -112,7 +112,7 @@ def _finite(a: np.ndarray, name: str) -> None:
         )
 
 
-def check_matrix(X: Any, name: str = "X", *, allow_1d: bool = True,
+def check_matrix(X: ArrayLike, name: str = "X", *, allow_1d: bool = True,
                  min_rows: int = 1, finite: bool = True) -> np.ndarray:
     """Return ``X`` as a float 2-D array of shape (n, d).
 
@@ -141,7 +141,7 @@ def check_matrix(X: Any, name: str = "X", *, allow_1d: bool = True,
     return A
 
 
-def check_vector(y: Any, name: str = "y", *, finite: bool = True,
+def check_vector(y: ArrayLike, name: str = "y", *, finite: bool = True,
                  min_len: int = 1) -> np.ndarray:
     """Return ``y`` as a float 1-D array (an (n, 1) column is flattened)."""
     v = as_float_array(y, name)
@@ -166,7 +166,7 @@ def check_same_length(a: np.ndarray, b: np.ndarray, name_a: str = "X",
         )
 
 
-def check_square(K: Any, name: str = "K") -> np.ndarray:
+def check_square(K: ArrayLike, name: str = "K") -> np.ndarray:
     """Return ``K`` as a finite float square 2-D array."""
     A = check_matrix(K, name, allow_1d=False)
     if A.shape[0] != A.shape[1]:
@@ -230,7 +230,7 @@ def check_int(value: Any, name: str, *, minimum: int = 1,
     return v
 
 
-def check_labels(y: Any, name: str = "y") -> np.ndarray:
+def check_labels(y: ArrayLike, name: str = "y") -> np.ndarray:
     """Return labels as a float array, raising unless every entry is -1 or 1."""
     v = check_vector(y, name)
     bad = ~np.isin(v, (-1.0, 1.0))
@@ -286,7 +286,7 @@ def check_n_features(estimator: Any, X: np.ndarray, what: str = "features") -> N
         )
 
 
-def check_binary_labels(y: Any, name: str = "y") -> tuple[np.ndarray, NDArray[np.float64]]:
+def check_binary_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, NDArray[np.float64]]:
     """Check two-class labels and code them as -1/+1.
 
     Any two distinct labels are accepted (numbers, strings, booleans).  As in

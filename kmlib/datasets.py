@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._validation import (
     check_int,
@@ -30,7 +31,7 @@ __all__ = [
 
 
 @finite_result
-def linear_model(n: int, p: int, *, beta: Any = None, sigma: float = 1.0,
+def linear_model(n: int, p: int, *, beta: ArrayLike = None, sigma: float = 1.0,
                  seed: Any = None, rho: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Draw a design and responses from the linear model ``Y = X beta + eps``.
 
@@ -137,7 +138,7 @@ def two_moons(n: int, noise: float = 0.1, seed: Any = None) -> tuple[np.ndarray,
 # Chapter 7: smooth and rough targets on [0, 1]
 # ---------------------------------------------------------------------------
 
-def _unit_interval_points(x: Any, name: str = "x") -> tuple[np.ndarray, tuple[int, ...]]:
+def _unit_interval_points(x: ArrayLike, name: str = "x") -> tuple[np.ndarray, tuple[int, ...]]:
     """Flatten ``x`` (scalar, 1-D or an (n, 1) column) to 1-D; check it lies in [0, 1]."""
     a = np.asarray(x, dtype=float)
     shape = a.shape
@@ -158,7 +159,7 @@ def _unit_interval_points(x: Any, name: str = "x") -> tuple[np.ndarray, tuple[in
 
 
 @finite_result
-def sine_target(x: Any) -> Any:
+def sine_target(x: ArrayLike) -> Any:
     """The smooth target ``sin(4 pi x)`` of the smoothness-matching experiment (x in [0, 1]).
 
     Accepts a scalar, a 1-D array or an (n, 1) column; returns a float or a 1-D array.
@@ -169,7 +170,7 @@ def sine_target(x: Any) -> Any:
 
 
 @finite_result
-def square_wave_target(x: Any) -> Any:
+def square_wave_target(x: ArrayLike) -> Any:
     """The rough target: ``1`` on ``[0, 0.25) U [0.5, 0.75)`` and ``-1`` elsewhere in [0, 1].
 
     Accepts a scalar, a 1-D array or an (n, 1) column; returns a float or a 1-D array.
@@ -246,7 +247,7 @@ class SobolevSeries:
         The coefficients :math:`c_j`.
     """
 
-    def __init__(self, coef: Any) -> None:
+    def __init__(self, coef: ArrayLike) -> None:
         self.coef = check_vector(coef, "coef").copy()
         self._freq = (np.arange(1, self.coef.shape[0] + 1) - 0.5) * np.pi
 
@@ -255,14 +256,14 @@ class SobolevSeries:
         r"""The RKHS norm :math:`\|f\|_{\mathcal H} = \|c\|_2`."""
         return float(np.linalg.norm(self.coef))
 
-    def __call__(self, x: Any) -> Any:
+    def __call__(self, x: ArrayLike) -> Any:
         """Evaluate ``f`` at points of [0, 1] (scalar, 1-D array or (n, 1) column)."""
         flat, shape = _unit_interval_points(x)
         S = np.sin(np.multiply.outer(flat, self._freq))
         out = np.sqrt(2.0) * (S @ (self.coef / self._freq))
         return float(out[0]) if shape == () else out.reshape(shape)
 
-    def derivative(self, x: Any) -> Any:
+    def derivative(self, x: ArrayLike) -> Any:
         """Evaluate ``f'`` at points of [0, 1] (scalar, 1-D array or (n, 1) column)."""
         flat, shape = _unit_interval_points(x)
         C = np.cos(np.multiply.outer(flat, self._freq))

@@ -40,6 +40,7 @@ from typing import Any, Callable
 
 import numpy as np
 import scipy.linalg
+from numpy.typing import ArrayLike
 from scipy.linalg import blas, lapack
 from sklearn.base import BaseEstimator, RegressorMixin
 
@@ -67,7 +68,7 @@ __all__ = ["KernelRidge", "krr_fit"]
 # ---------------------------------------------------------------------------
 # private helpers shared with kmlib.model_selection.krr_selection
 # ---------------------------------------------------------------------------
-def _check_gram(K: Any, name: str = "K") -> np.ndarray:
+def _check_gram(K: ArrayLike, name: str = "K") -> np.ndarray:
     """Return ``K`` as a finite, square, symmetric float array (not copied)."""
     A = check_square(K, name)
     check_symmetric(A, name)
@@ -206,7 +207,7 @@ def _gram(kernel: Callable[..., Any], X: np.ndarray, Y: np.ndarray | None,
 # public API
 # ---------------------------------------------------------------------------
 @finite_result
-def krr_fit(K: Any, y: Any, lam: float) -> np.ndarray:
+def krr_fit(K: ArrayLike, y: ArrayLike, lam: float) -> np.ndarray:
     """Dual coefficients of kernel ridge regression from a precomputed Gram matrix.
 
     Solves :math:`(K + \\lambda I)\\alpha = y` with the same solver as
@@ -295,7 +296,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         self.kernel = kernel
         self.lam = lam
 
-    def fit(self, X: Any, y: Any) -> "KernelRidge":
+    def fit(self, X: ArrayLike, y: ArrayLike) -> "KernelRidge":
         """Fit the dual coefficients on training data.
 
         Parameters
@@ -328,7 +329,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         return self
 
     @finite_result
-    def predict(self, X: Any) -> np.ndarray:
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Evaluate :math:`\\hat f(x) = \\sum_i \\alpha_i k(x, x_i)` at the rows of ``X``.
 
         Parameters

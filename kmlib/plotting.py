@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["PALETTE", "use_style", "figure", "loglog_slope", "add_slope_line"]
 
@@ -63,7 +64,7 @@ def figure(ncols: int = 1, nrows: int = 1, *, width: float | None = None,
     return plt.subplots(nrows, ncols, figsize=(w, h), **kwargs)
 
 
-def loglog_slope(x: Any, y: Any) -> float:
+def loglog_slope(x: ArrayLike, y: ArrayLike) -> float:
     """Least-squares slope of ``log y`` against ``log x`` (the empirical rate)."""
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -75,7 +76,7 @@ def loglog_slope(x: Any, y: Any) -> float:
     return float(np.polyfit(lx, ly, 1)[0])
 
 
-def add_slope_line(ax, x: Any, y: Any, *, label: str = "fit", **kwargs: Any) -> float:
+def add_slope_line(ax, x: ArrayLike, y: ArrayLike, *, label: str = "fit", **kwargs: Any) -> float:
     """Draw the fitted log-log line on ``ax`` with its slope in the label; return the slope."""
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)

@@ -24,6 +24,7 @@ import warnings
 from typing import Any, Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ._estimator_inputs import (
@@ -287,7 +288,13 @@ class KernelSVM(ClassifierMixin, BaseEstimator):
         takes the training Gram matrix K (n, n) and :meth:`decision_function`
         takes the cross Gram matrix (m, n_train) between test and training points.
     C : float
-        Box constant, > 0.
+        Box constant, > 0.  Why ``C`` here and ``lam`` in
+        :class:`~kmlib.logistic.KernelLogisticRegression` and
+        :class:`~kmlib.krr.KernelRidge`: every kmlib estimator takes the book's
+        penalty :math:`\lambda` except this one, whose algorithm (SMO) works on the
+        dual, where :math:`C` is the natural parameter (the bound on each
+        :math:`a_i`), as in LIBSVM and scikit-learn's ``SVC``.  Use
+        ``C=KernelSVM.C_from_lam(lam)`` to pass the book's :math:`\lambda`.
     tol : float
         Stopping tolerance on the maximal KKT violation :math:`m(a) - M(a)`.
     max_iter : int
@@ -352,7 +359,7 @@ class KernelSVM(ClassifierMixin, BaseEstimator):
         tol, max_iter = check_solver_params(self.kernel, self.tol, self.max_iter)
         return check_positive(self.C, "C"), tol, max_iter
 
-    def fit(self, X: Any, y: Any) -> "KernelSVM":
+    def fit(self, X: ArrayLike, y: ArrayLike) -> "KernelSVM":
         """Fit the SVM by SMO.
 
         Parameters
@@ -401,7 +408,7 @@ class KernelSVM(ClassifierMixin, BaseEstimator):
         return self
 
     @finite_result
-    def decision_function(self, X: Any) -> np.ndarray:
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         r"""Evaluate :math:`f(x) = \sum_{i \in SV} a_i y_i k(x, x_i) + b`.
 
         Parameters
@@ -420,7 +427,7 @@ class KernelSVM(ClassifierMixin, BaseEstimator):
         return Kt @ self.dual_coef_ + self.intercept_
 
     @finite_result
-    def predict(self, X: Any) -> np.ndarray:
+    def predict(self, X: ArrayLike) -> np.ndarray:
         r"""Predicted labels: ``classes_[1]`` where :math:`f(x) \ge 0`, else ``classes_[0]``.
 
         With labels -1 and 1 this is :math:`\operatorname{sign} f(x)` (ties go to +1).

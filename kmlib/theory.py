@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import linalg
 
 from ._validation import (
@@ -64,7 +65,7 @@ def _check_positive_grid(value: Any, name: str) -> tuple[np.ndarray, bool]:
     return arr, scalar
 
 
-def _check_eigenvalues(values: Any, name: str) -> np.ndarray:
+def _check_eigenvalues(values: ArrayLike, name: str) -> np.ndarray:
     """Eigenvalues of a PSD matrix: round-off negatives are clipped, real negatives raise."""
     v = check_vector(values, name)
     top = max(float(np.max(np.abs(v))), np.finfo(float).tiny)
@@ -81,7 +82,7 @@ def _out(values: np.ndarray, scalar: bool) -> Any:
 
 
 @finite_result
-def sobolev_eigenvalues(j: Any) -> Any:
+def sobolev_eigenvalues(j: ArrayLike) -> Any:
     r"""Mercer eigenvalues :math:`\mu_j = 4 / (\pi^2 (2j - 1)^2)` of :math:`\min(x, x')`.
 
     They are the eigenvalues of the integral operator
@@ -114,7 +115,7 @@ def sobolev_eigenvalues(j: Any) -> Any:
 
 
 @finite_result
-def krr_mspe(K: Any, f0: Any, sigma2: float, lam: Any) -> Any:
+def krr_mspe(K: ArrayLike, f0: ArrayLike, sigma2: float, lam: Any) -> Any:
     r"""Exact mean squared prediction error of KRR at the design points.
 
     .. math::
@@ -176,7 +177,7 @@ def krr_mspe(K: Any, f0: Any, sigma2: float, lam: Any) -> Any:
 
 
 @finite_result
-def krr_mspe_bound(eigvals: Any, sigma2: float, lam: Any, f_norm2: float) -> MSPEBound:
+def krr_mspe_bound(eigvals: ArrayLike, sigma2: float, lam: Any, f_norm2: float) -> MSPEBound:
     r"""Both upper bounds of the MSPE theorem for kernel ridge regression.
 
     Theorem (chapter "How fast does kernel ridge regression learn?", with
@@ -224,7 +225,7 @@ def krr_mspe_bound(eigvals: Any, sigma2: float, lam: Any, f_norm2: float) -> MSP
 
 
 @finite_result
-def delta_n(mu_hat: Any, sigma2: float, gamma: Any, f_norm2: float, *,
+def delta_n(mu_hat: ArrayLike, sigma2: float, gamma: ArrayLike, f_norm2: float, *,
             n: int | None = None) -> Any:
     r"""The rescaled MSPE bound :math:`\delta_n(\gamma)` of the rates theorem.
 

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from sklearn.gaussian_process.kernels import Matern
 from sklearn.metrics.pairwise import rbf_kernel
 
+from kmlib import kernels
 from kmlib._validation import NotFittedError
 from kmlib.features import (
     Nystroem,
@@ -424,3 +425,21 @@ def test_nystroem_bad_input():
 def test_rff_uniform_bound_bad_input(args, kw, match):
     with pytest.raises(ValueError, match=match):
         rff_uniform_bound(*args, **kw)
+
+
+@pytest.mark.parametrize("kernel_obj, named", [
+    (kernels.gaussian(2.0), dict(kernel="gaussian", sigma=2.0)),
+    (kernels.laplacian(0.5), dict(kernel="laplacian", sigma=2.0)),
+    (kernels.matern(1.5, 2.0), dict(kernel="matern", sigma=2.0, nu=1.5)),
+])
+def test_rff_takes_a_kernel_object_like_the_other_estimators(kernel_obj, named):
+    """Reference: the family-name form with the same parameters (gamma = 1/sigma for the
+    Laplacian) draws the same frequencies from the same seed."""
+    X = np.random.default_rng(0).standard_normal((6, 3))
+    a = RandomFourierFeatures(kernel=kernel_obj, n_features=9, seed=4).fit_transform(X)
+    b = RandomFourierFeatures(n_features=9, seed=4, **named).fit_transform(X)
+    np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="leave sigma=1.0 and nu=None"):
+        RandomFourierFeatures(kernel=kernel_obj, sigma=3.0).fit(X)
+    with pytest.raises(ValueError, match="spectral density"):
+        RandomFourierFeatures(kernel=kernels.polynomial(2)).fit(X)

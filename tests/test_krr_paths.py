@@ -426,3 +426,16 @@ def test_tune_krr_bad_input():
     Xn[0, 0] = np.nan
     with pytest.raises(ValueError, match="X contains 1 NaN"):
         tune_krr(Xn, y, rbf, [1.0], LAMS)
+
+
+def test_krr_path_warns_like_krr_cv_path_when_the_shift_is_singular():
+    """One policy for every path function: a penalty lam > 0 for which K + lam I is singular
+    to rounding is solved by the pseudo-inverse with a RuntimeWarning (reference: at so small
+    a lam the fitted values are the projection of y onto the range of K, by numpy's lstsq)."""
+    x = np.repeat(np.linspace(0.0, 1.0, 10), 5)   # rank 10 of 50
+    K = np.exp(-(x[:, None] - x[None, :]) ** 2)
+    y = np.sin(3 * x)
+    with pytest.warns(RuntimeWarning, match=r"krr_path: K \+ lam\*I is numerically singular"):
+        F = krr_path(K, y, [1e-14])
+    projection = K @ np.linalg.lstsq(K, y, rcond=None)[0]
+    np.testing.assert_allclose(F[0], projection, atol=1e-5)

@@ -15,6 +15,7 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.linalg import blas
 
 from .._validation import (
@@ -134,12 +135,12 @@ class Kernel(ABC):
     def _diag(self, X: np.ndarray) -> np.ndarray:
         """Vector ``k(x_i, x_i)`` of validated inputs."""
 
-    def _check(self, X: Any, name: str) -> np.ndarray:
+    def _check(self, X: ArrayLike, name: str) -> np.ndarray:
         """Validate one input array; overridden by kernels with a restricted domain."""
         return check_matrix(X, name)
 
     # -- public interface --------------------------------------------------
-    def __call__(self, X: Any, Y: Any = None) -> np.ndarray:
+    def __call__(self, X: ArrayLike, Y: ArrayLike = None) -> np.ndarray:
         """Return the Gram matrix ``[k(x_i, y_j)]`` of shape ``(len(X), len(Y))``.
 
         Parameters
@@ -180,7 +181,7 @@ class Kernel(ABC):
             )
         return G
 
-    def diag(self, X: Any) -> np.ndarray:
+    def diag(self, X: ArrayLike) -> np.ndarray:
         """Return the vector ``(k(x_1, x_1), ..., k(x_n, x_n))``.
 
         Computed in O(n d) without forming the Gram matrix; equal (up to

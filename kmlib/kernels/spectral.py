@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import linalg
 
 from .._validation import (
@@ -56,7 +57,7 @@ class _PDSFromNDS(Kernel):
         return f"pds_from_nds({self.kernel!r}, x0={self.x0[0].tolist()})"
 
 
-def pds_from_nds(k: Kernel, x0: Any) -> Kernel:
+def pds_from_nds(k: Kernel, x0: ArrayLike) -> Kernel:
     """Kernel ``k'(x, x') = k(x, x0) + k(x', x0) - k(x, x') - k(x0, x0)``.
 
     A symmetric ``k`` is conditionally negative definite (NDS) if and only if
@@ -107,7 +108,7 @@ def _default_tol(n: int, norm2: float) -> float:
     return 10.0 * n * EPS * max(1.0, norm2)
 
 
-def _symmetric_part(K: Any, tol: Any, vectors: bool = False
+def _symmetric_part(K: ArrayLike, tol: Any, vectors: bool = False
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, float]:
     """Validate ``K``; return ``(S, eigenvalues, eigenvectors or None, tol)``.
 
@@ -133,7 +134,7 @@ def _symmetric_part(K: Any, tol: Any, vectors: bool = False
 
 
 @finite_result
-def is_psd(K: Any, tol: float | None = None) -> bool:
+def is_psd(K: ArrayLike, tol: float | None = None) -> bool:
     """Return True when the symmetric matrix ``K`` is positive semidefinite.
 
     Parameters
@@ -161,7 +162,7 @@ def is_psd(K: Any, tol: float | None = None) -> bool:
 
 
 @finite_result
-def is_nds(K: Any, tol: float | None = None) -> bool:
+def is_nds(K: ArrayLike, tol: float | None = None) -> bool:
     """Return True when ``K`` is conditionally negative semidefinite.
 
     That is, ``c^T K c <= tol ||c||^2`` for every ``c`` with ``sum(c) = 0``.
@@ -201,7 +202,7 @@ def is_nds(K: Any, tol: float | None = None) -> bool:
 
 
 @finite_result
-def empirical_feature_map(K: Any, tol: float | None = None) -> np.ndarray:
+def empirical_feature_map(K: ArrayLike, tol: float | None = None) -> np.ndarray:
     """Return ``Phi`` of shape (n, r) with ``Phi @ Phi.T = K`` for a PSD ``K``.
 
     From ``K = U diag(lam) U^T`` (``eigh``), ``Phi = U_r diag(sqrt(lam_r))``

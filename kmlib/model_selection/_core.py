@@ -9,6 +9,7 @@ import functools
 from typing import Any, Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._folds import resolve_folds
 from .._validation import (
@@ -41,7 +42,7 @@ def _one_blas_thread(func: Callable[..., Any]) -> Callable[..., Any]:
     more on a busy machine.  Large factorisations keep all threads.
     """
     @functools.wraps(func)
-    def wrapper(X: Any, *args: Any, **kwargs: Any) -> Any:
+    def wrapper(X: ArrayLike, *args: Any, **kwargs: Any) -> Any:
         try:
             shape = np.shape(X)
         except ValueError:           # ragged input: let the validators report it
@@ -56,13 +57,13 @@ def _one_blas_thread(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def _check_lams(lams: Any) -> np.ndarray:
+def _check_lams(lams: ArrayLike) -> np.ndarray:
     """Return the penalty grid as a 1-D float array (a scalar becomes length 1)."""
     arr = check_lam(lams, "lams", allow_array=True)
     return np.atleast_1d(np.asarray(arr, dtype=float))
 
 
-def _check_Xy(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+def _check_Xy(X: ArrayLike, y: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     X = check_matrix(X, "X")
     y = check_vector(y, "y")
     check_same_length(X, y, "X", "y")
@@ -82,7 +83,7 @@ def _resolve(folds: Any, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
         raise ValueError(msg) from exc
 
 
-def _check_batch(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+def _check_batch(X: ArrayLike, y: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Validate a stack of datasets: X of shape (R, n, p), y of shape (R, n)."""
     try:
         X = np.asarray(X, dtype=float)
@@ -139,7 +140,7 @@ def _predict_core(Xtr: np.ndarray, ytr: np.ndarray, Xte: np.ndarray, lams: np.nd
     return a[:, None, :] + np.einsum("rtp,rpl->rtl", Xte, B)
 
 
-def _smoother_svd(X: Any, y: Any, fit_intercept: bool):
+def _smoother_svd(X: ArrayLike, y: ArrayLike, fit_intercept: bool):
     X, y = _check_Xy(X, y)
     n = len(y)
     if fit_intercept:
@@ -153,7 +154,7 @@ def _smoother_svd(X: Any, y: Any, fit_intercept: bool):
     return y, yc, h0, U[:, keep], d[keep]
 
 
-def _check_sigma_matrix(Sigma: Any, p: int) -> np.ndarray | None:
+def _check_sigma_matrix(Sigma: ArrayLike, p: int) -> np.ndarray | None:
     if Sigma is None:
         return None
     S = check_matrix(Sigma, "Sigma", allow_1d=False)

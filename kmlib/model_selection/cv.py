@@ -8,6 +8,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import (
     EPS,
@@ -74,7 +75,8 @@ def holdout_split(n: int, test_fraction: float = 0.2,
 
 @finite_result
 @_one_blas_thread
-def holdout_curve(X: Any, y: Any, lams: Any, train_idx: Any, test_idx: Any, *,
+def holdout_curve(X: ArrayLike, y: ArrayLike, lams: ArrayLike, train_idx: ArrayLike,
+                  test_idx: ArrayLike, *,
                   fit_intercept: bool = True, standardize: bool = True) -> np.ndarray:
     """Validation error of ridge trained on one split, for every λ in a grid.
 
@@ -117,7 +119,8 @@ def holdout_curve(X: Any, y: Any, lams: Any, train_idx: Any, test_idx: Any, *,
 
 @finite_result
 @_one_blas_thread
-def oof_predictions(X: Any, y: Any, lams: Any, folds: Any = 5, *, fit_intercept: bool = True,
+def oof_predictions(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Any = 5, *,
+                    fit_intercept: bool = True,
                     standardize: bool = True) -> np.ndarray:
     """Out-of-fold ridge predictions for every λ (the stacking design matrix).
 
@@ -151,7 +154,8 @@ def oof_predictions(X: Any, y: Any, lams: Any, folds: Any = 5, *, fit_intercept:
 
 
 @finite_result
-def cross_val_curve(X: Any, y: Any, lams: Any, folds: Any = 5, *, fit_intercept: bool = True,
+def cross_val_curve(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Any = 5, *,
+                    fit_intercept: bool = True,
                     standardize: bool = True) -> np.ndarray:
     """v-fold cross-validation error of ridge on a grid of penalties.
 
@@ -187,7 +191,8 @@ def cross_val_curve(X: Any, y: Any, lams: Any, folds: Any = 5, *, fit_intercept:
 
 @finite_result
 @_one_blas_thread
-def fold_errors(X: Any, y: Any, lams: Any, folds: Any = 5, *, fit_intercept: bool = True,
+def fold_errors(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Any = 5, *,
+                fit_intercept: bool = True,
                 standardize: bool = True) -> np.ndarray:
     """Validation error on each fold separately (v hold-outs, one per fold).
 
@@ -211,7 +216,7 @@ def fold_errors(X: Any, y: Any, lams: Any, folds: Any = 5, *, fit_intercept: boo
 
 
 @finite_result
-def ridge_fit_path(X: Any, y: Any, lams: Any, *, fit_intercept: bool = True,
+def ridge_fit_path(X: ArrayLike, y: ArrayLike, lams: ArrayLike, *, fit_intercept: bool = True,
                    standardize: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Ridge fits on all the data for every λ from one thin SVD.
 
@@ -229,7 +234,7 @@ def ridge_fit_path(X: Any, y: Any, lams: Any, *, fit_intercept: bool = True,
 
 
 @finite_result(allow_inf=True)  # lam = 0 with interpolation: documented inf
-def loo_ridge(X: Any, y: Any, lams: Any, *, fit_intercept: bool = True,
+def loo_ridge(X: ArrayLike, y: ArrayLike, lams: ArrayLike, *, fit_intercept: bool = True,
               return_leverage: bool = False) -> Any:
     """Exact leave-one-out CV error of ridge from one SVD (the linear-smoother identity).
 
@@ -285,7 +290,8 @@ def loo_ridge(X: Any, y: Any, lams: Any, *, fit_intercept: bool = True,
 
 
 @finite_result(allow_inf=True)  # lam = 0 with interpolation: documented inf
-def gcv_ridge(X: Any, y: Any, lams: Any, *, fit_intercept: bool = True) -> np.ndarray:
+def gcv_ridge(X: ArrayLike, y: ArrayLike, lams: ArrayLike, *,
+              fit_intercept: bool = True) -> np.ndarray:
     """Generalised cross-validation of ridge (Golub, Heath and Wahba, 1979).
 
     ``GCV(lam) = mean_i (y_i - yhat_i)**2 / (1 - tr(H)/n)**2``: leave-one-out

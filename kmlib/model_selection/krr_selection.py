@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.linalg import lapack
 
 from .._folds import resolve_folds
@@ -73,14 +74,15 @@ __all__ = ["krr_path", "krr_cv_path", "krr_loo", "tune_krr", "KRRTuningTable"]
 # ---------------------------------------------------------------------------
 # helpers
 # ---------------------------------------------------------------------------
-def _check_lams(lams: Any, name: str = "lams") -> np.ndarray:
+def _check_lams(lams: ArrayLike, name: str = "lams") -> np.ndarray:
     """Return a non-empty 1-D float grid of penalties, each finite and >= 0."""
     if np.ndim(lams) == 0:
         return np.array([check_lam(lams, name)])
     return check_lam(lams, name, allow_array=True)
 
 
-def _prepare(K: Any, y: Any, lams: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _prepare(K: ArrayLike, y: ArrayLike, lams: ArrayLike) -> tuple[np.ndarray, np.ndarray,
+             np.ndarray]:
     K = _check_gram(K, "K")
     y = check_vector(y, "y")
     check_same_length(K, y, "K", "y")
@@ -231,7 +233,7 @@ def _cv_errors(K: np.ndarray, y: np.ndarray, lams: np.ndarray,
 # public functions
 # ---------------------------------------------------------------------------
 @finite_result
-def krr_path(K: Any, y: Any, lams: Any) -> np.ndarray:
+def krr_path(K: ArrayLike, y: ArrayLike, lams: ArrayLike) -> np.ndarray:
     """Fitted values of kernel ridge regression for a whole grid of penalties.
 
     Uses one eigendecomposition :math:`K = U\\,\\mathrm{diag}(d)\\,U^\\top`:
@@ -272,7 +274,7 @@ def krr_path(K: Any, y: Any, lams: Any) -> np.ndarray:
 
 
 @finite_result
-def krr_cv_path(K: Any, y: Any, lams: Any, folds: Any = 5) -> np.ndarray:
+def krr_cv_path(K: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Any = 5) -> np.ndarray:
     """v-fold cross-validation error of kernel ridge regression for a grid of penalties.
 
     Per fold, one tridiagonalisation of the training block
@@ -320,7 +322,7 @@ def krr_cv_path(K: Any, y: Any, lams: Any, folds: Any = 5) -> np.ndarray:
 
 
 @finite_result
-def krr_loo(K: Any, y: Any, lams: Any) -> np.ndarray:
+def krr_loo(K: ArrayLike, y: ArrayLike, lams: ArrayLike) -> np.ndarray:
     """Exact leave-one-out error of kernel ridge regression for a grid of penalties.
 
     With :math:`\\alpha = (K+\\lambda I)^{-1}y` the leave-one-out residual has
@@ -424,8 +426,8 @@ class KRRTuningTable:
 
 
 @finite_result
-def tune_krr(X: Any, y: Any, kernel_factory: Callable[[Any], Callable[..., Any]],
-             params: Iterable[Any], lams: Any,
+def tune_krr(X: ArrayLike, y: ArrayLike, kernel_factory: Callable[[Any], Callable[..., Any]],
+             params: Iterable[Any], lams: ArrayLike,
              folds: Any = 5) -> tuple[KernelRidge, KRRTuningTable]:
     """Choose a kernel hyper-parameter and the penalty by v-fold cross-validation.
 

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 import scipy.optimize
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from .._validation import (
@@ -37,7 +38,7 @@ __all__ = [
 
 
 @finite_result
-def stack(P: Any, y: Any) -> np.ndarray:
+def stack(P: ArrayLike, y: ArrayLike) -> np.ndarray:
     """Stacking weights: non-negative least squares of ``y`` on the columns of ``P``.
 
     Solves ``min_{w >= 0} ||y - P w||^2`` with :func:`scipy.optimize.nnls`
@@ -61,7 +62,7 @@ def stack(P: Any, y: Any) -> np.ndarray:
 
 
 @finite_result
-def stack_predict(P_new: Any, weights: Any) -> np.ndarray:
+def stack_predict(P_new: ArrayLike, weights: ArrayLike) -> np.ndarray:
     """Stacked prediction ``P_new @ weights``.
 
     Parameters
@@ -116,14 +117,14 @@ class StackedRidge(RegressorMixin, BaseEstimator):
         The stacked predictor.
     """
 
-    def __init__(self, lams: Any, folds: Any = 5, fit_intercept: bool = True,
+    def __init__(self, lams: ArrayLike, folds: Any = 5, fit_intercept: bool = True,
                  standardize: bool = True) -> None:
         self.lams = lams
         self.folds = folds
         self.fit_intercept = fit_intercept
         self.standardize = standardize
 
-    def fit(self, X: Any, y: Any) -> "StackedRidge":
+    def fit(self, X: ArrayLike, y: ArrayLike) -> "StackedRidge":
         """Fit the stacked predictor; returns ``self``."""
         X, y = _check_Xy(X, y)
         opts = dict(fit_intercept=self.fit_intercept, standardize=self.standardize)
@@ -138,7 +139,7 @@ class StackedRidge(RegressorMixin, BaseEstimator):
         return self
 
     @finite_result
-    def predict(self, X: Any) -> np.ndarray:
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Stacked predictions at the rows of ``X``."""
         check_fitted(self, "coef_")
         X = check_matrix(X, "X")

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 import scipy.optimize
+from numpy.typing import ArrayLike
 
 from .._validation import (
     as_float_array,
@@ -50,7 +51,7 @@ __all__ = [
 
 @finite_result
 @_one_blas_thread
-def ridge_path_batch(X: Any, y: Any, lams: Any, *, fit_intercept: bool = True,
+def ridge_path_batch(X: ArrayLike, y: ArrayLike, lams: ArrayLike, *, fit_intercept: bool = True,
                      standardize: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """:func:`ridge_fit_path` for a stack of R datasets (one batched SVD).
 
@@ -77,7 +78,7 @@ def ridge_path_batch(X: Any, y: Any, lams: Any, *, fit_intercept: bool = True,
 
 @finite_result
 @_one_blas_thread
-def oof_predictions_batch(X: Any, y: Any, lams: Any, folds: Any = 5, *,
+def oof_predictions_batch(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Any = 5, *,
                           fit_intercept: bool = True, standardize: bool = True) -> np.ndarray:
     """:func:`oof_predictions` for a stack of R datasets sharing the same folds.
 
@@ -107,7 +108,8 @@ def oof_predictions_batch(X: Any, y: Any, lams: Any, folds: Any = 5, *,
 
 
 @finite_result
-def cv_curves_batch(X: Any, y: Any, lams: Any, folds: Any = 5, *, fit_intercept: bool = True,
+def cv_curves_batch(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Any = 5, *,
+                    fit_intercept: bool = True,
                     standardize: bool = True) -> np.ndarray:
     """:func:`cross_val_curve` for a stack of R datasets; returns shape (R, L)."""
     X, y = _check_batch(X, y)
@@ -117,8 +119,8 @@ def cv_curves_batch(X: Any, y: Any, lams: Any, folds: Any = 5, *, fit_intercept:
 
 
 @finite_result
-def gaussian_datasets(n_datasets: int, n: int, beta0: Any, sigma: float = 1.0, *,
-                      Sigma: Any = None, seed: Any = None) -> tuple[np.ndarray, np.ndarray]:
+def gaussian_datasets(n_datasets: int, n: int, beta0: ArrayLike, sigma: float = 1.0, *,
+                      Sigma: ArrayLike = None, seed: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """Draw R independent datasets from the Gaussian random-design linear model.
 
     Rows ``x_i ~ N(0, Sigma)`` i.i.d. and ``y_i = x_i^T beta0 + sigma eps_i``
@@ -161,8 +163,8 @@ def gaussian_datasets(n_datasets: int, n: int, beta0: Any, sigma: float = 1.0, *
 
 
 @finite_result
-def gaussian_risk(intercepts: Any, coefs: Any, beta0: Any, sigma2: float, *,
-                  Sigma: Any = None) -> np.ndarray:
+def gaussian_risk(intercepts: ArrayLike, coefs: ArrayLike, beta0: ArrayLike, sigma2: float, *,
+                  Sigma: ArrayLike = None) -> np.ndarray:
     """Exact prediction risk of linear predictors under the Gaussian design model.
 
     For a new pair with ``x* ~ N(0, Sigma)`` and ``Y* = x*^T beta0 + eps``,
@@ -199,8 +201,9 @@ def gaussian_risk(intercepts: Any, coefs: Any, beta0: Any, sigma2: float, *,
 
 
 @finite_result
-def expected_risk(m: int, beta0: Any, sigma: float, lams: Any, n_train_sets: int = 2000, *,
-                  Sigma: Any = None, seed: Any = None, fit_intercept: bool = True,
+def expected_risk(m: int, beta0: ArrayLike, sigma: float, lams: ArrayLike,
+                  n_train_sets: int = 2000, *,
+                  Sigma: ArrayLike = None, seed: Any = None, fit_intercept: bool = True,
                   standardize: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Expected test error of ridge trained on m Gaussian points, for every λ.
 
@@ -224,8 +227,9 @@ def expected_risk(m: int, beta0: Any, sigma: float, lams: Any, n_train_sets: int
 
 @finite_result
 @_one_blas_thread
-def stacking_study(X: Any, y: Any, lams: Any, beta0: Any, sigma2: float, folds: Any = 5, *,
-                   Sigma: Any = None, fit_intercept: bool = True,
+def stacking_study(X: ArrayLike, y: ArrayLike, lams: ArrayLike, beta0: ArrayLike, sigma2: float,
+                   folds: Any = 5, *,
+                   Sigma: ArrayLike = None, fit_intercept: bool = True,
                    standardize: bool = True) -> dict[str, np.ndarray]:
     """Stacking against the CV-chosen λ on R Gaussian datasets, with exact risks.
 
@@ -267,8 +271,9 @@ def stacking_study(X: Any, y: Any, lams: Any, beta0: Any, sigma2: float, folds: 
 
 @finite_result
 @_one_blas_thread
-def choose_v_study(X: Any, y: Any, lams: Any, vs: Any, beta0: Any, sigma2: float, *,
-                   Sigma: Any = None, fit_intercept: bool = True,
+def choose_v_study(X: ArrayLike, y: ArrayLike, lams: ArrayLike, vs: ArrayLike, beta0: ArrayLike,
+                   sigma2: float, *,
+                   Sigma: ArrayLike = None, fit_intercept: bool = True,
                    standardize: bool = True) -> dict[str, np.ndarray]:
     """How the number of folds v changes the CV-chosen fit, on R Gaussian datasets.
 
@@ -311,7 +316,7 @@ def choose_v_study(X: Any, y: Any, lams: Any, vs: Any, beta0: Any, sigma2: float
 
 
 @finite_result
-def mc_summary(values: Any, axis: int = 0) -> dict[str, np.ndarray]:
+def mc_summary(values: ArrayLike, axis: int = 0) -> dict[str, np.ndarray]:
     """Monte-Carlo mean and standard deviation with their standard errors.
 
     ``se_mean = sd / sqrt(R)``; ``se_sd`` is the delta-method standard error

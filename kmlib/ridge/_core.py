@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import linalg as sla
 
 from .._validation import (
@@ -17,14 +18,14 @@ from .._validation import (
 _METHODS = ("primal", "dual", "svd")
 
 
-def _check_Xy(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+def _check_Xy(X: ArrayLike, y: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     X = check_matrix(X, "X")
     y = check_vector(y, "y")
     check_same_length(X, y, "X", "y")
     return X, y
 
 
-def _check_beta(beta: Any, p: int, name: str = "beta0") -> np.ndarray:
+def _check_beta(beta: ArrayLike, p: int, name: str = "beta0") -> np.ndarray:
     b = check_vector(beta, name)
     if b.shape[0] != p:
         raise ValueError(
@@ -121,7 +122,8 @@ def _shrink(d: np.ndarray, lams: np.ndarray, shape: tuple[int, int] | None = Non
     return out
 
 
-def _check_moments(X: Any, beta0: Any, sigma2: Any) -> tuple[np.ndarray, np.ndarray, float]:
+def _check_moments(X: ArrayLike, beta0: ArrayLike, sigma2: Any) -> tuple[np.ndarray, np.ndarray,
+                   float]:
     X = check_matrix(X, "X")
     beta0 = _check_beta(beta0, X.shape[1])
     sigma2 = check_nonnegative(sigma2, "sigma2")

@@ -5,9 +5,10 @@ the augmented-data form and :class:`RidgeRegression`.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import linalg as sla
 from sklearn.base import BaseEstimator, RegressorMixin
 
@@ -43,7 +44,7 @@ __all__ = [
 
 
 @finite_result
-def ols(X: Any, y: Any) -> np.ndarray:
+def ols(X: ArrayLike, y: ArrayLike) -> np.ndarray:
     """Ordinary least squares ``argmin ||y - X beta||^2``.
 
     Solved through a column-pivoted QR factorisation of ``X`` (never through
@@ -80,7 +81,8 @@ def ols(X: Any, y: Any) -> np.ndarray:
 
 
 @finite_result
-def ridge(X: Any, y: Any, lam: float, method: str = "svd") -> np.ndarray:
+def ridge(X: ArrayLike, y: ArrayLike, lam: float,
+          method: Literal["svd", "primal", "dual"] = "svd") -> np.ndarray:
     """Ridge coefficients ``(X^T X + lam I)^{-1} X^T y`` (no intercept, no scaling).
 
     Minimises ``||y - X beta||^2 + lam ||beta||^2``.  The three methods give the
@@ -120,7 +122,7 @@ def ridge(X: Any, y: Any, lam: float, method: str = "svd") -> np.ndarray:
 
 
 @finite_result
-def ridge_path(X: Any, y: Any, lams: Any) -> np.ndarray:
+def ridge_path(X: ArrayLike, y: ArrayLike, lams: ArrayLike) -> np.ndarray:
     """Ridge coefficients for a whole grid of ``lam`` values from one thin SVD.
 
     After the SVD (cost ``O(np min(n, p))``) each value of ``lam`` costs
@@ -148,7 +150,7 @@ def ridge_path(X: Any, y: Any, lams: Any) -> np.ndarray:
 
 
 @finite_result
-def fitted_values_path(X: Any, y: Any, lams: Any) -> np.ndarray:
+def fitted_values_path(X: ArrayLike, y: ArrayLike, lams: ArrayLike) -> np.ndarray:
     """Ridge fitted values ``sum_j d_j^2/(d_j^2+lam) U_j U_j^T y`` for a grid of ``lam``.
 
     Parameters
@@ -171,7 +173,7 @@ def fitted_values_path(X: Any, y: Any, lams: Any) -> np.ndarray:
 
 
 @finite_result
-def ridge_augmented(X: Any, y: Any, lam: float, *, fit_intercept: bool = True
+def ridge_augmented(X: ArrayLike, y: ArrayLike, lam: float, *, fit_intercept: bool = True
                     ) -> tuple[float, np.ndarray]:
     """Solve the ridge problem with an unpenalised intercept as one least-squares problem.
 
@@ -253,7 +255,7 @@ class RidgeRegression(RegressorMixin, BaseEstimator):
         self.fit_intercept = fit_intercept
         self.standardize = standardize
 
-    def fit(self, X: Any, y: Any) -> "RidgeRegression":
+    def fit(self, X: ArrayLike, y: ArrayLike) -> "RidgeRegression":
         """Fit the model.
 
         Parameters
@@ -284,7 +286,7 @@ class RidgeRegression(RegressorMixin, BaseEstimator):
         return self
 
     @finite_result
-    def predict(self, X: Any) -> np.ndarray:
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Predict ``X @ coef_ + intercept_``.
 
         Parameters

@@ -5,9 +5,8 @@ squares, bias-variance traces and the prediction risk, all in closed form.
 """
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import linalg as sla
 
 from .._validation import (
@@ -38,7 +37,7 @@ __all__ = [
 
 
 @finite_result
-def ridge_mse_matrix(X: Any, beta0: Any, sigma2: float, lam: float
+def ridge_mse_matrix(X: ArrayLike, beta0: ArrayLike, sigma2: float, lam: float
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Exact bias, variance and MSE matrix of ridge under ``Y = X beta0 + eps``.
 
@@ -74,7 +73,7 @@ def ridge_mse_matrix(X: Any, beta0: Any, sigma2: float, lam: float
 
 
 @finite_result
-def ols_covariance(X: Any, sigma2: float) -> np.ndarray:
+def ols_covariance(X: ArrayLike, sigma2: float) -> np.ndarray:
     """Covariance ``sigma2 (X^T X)^{-1}`` of the OLS estimator (via Cholesky solves).
 
     Parameters
@@ -95,7 +94,7 @@ def ols_covariance(X: Any, sigma2: float) -> np.ndarray:
 
 
 @finite_result
-def mse_difference(X: Any, beta0: Any, sigma2: float, lam: float) -> np.ndarray:
+def mse_difference(X: ArrayLike, beta0: ArrayLike, sigma2: float, lam: float) -> np.ndarray:
     """``MSE(OLS) - MSE(ridge_lam)``, computed directly from the two MSE matrices.
 
     Parameters
@@ -117,7 +116,8 @@ def mse_difference(X: Any, beta0: Any, sigma2: float, lam: float) -> np.ndarray:
 
 
 @finite_result
-def mse_difference_closed_form(X: Any, beta0: Any, sigma2: float, lam: float) -> np.ndarray:
+def mse_difference_closed_form(X: ArrayLike, beta0: ArrayLike, sigma2: float,
+                               lam: float) -> np.ndarray:
     """The factorised form ``lam A [sigma2 (2I + lam (X^T X)^{-1}) - lam beta0 beta0^T] A``.
 
     This is the expression in the proof of the "ridge beats OLS" theorem, with
@@ -147,7 +147,7 @@ def mse_difference_closed_form(X: Any, beta0: Any, sigma2: float, lam: float) ->
 
 
 @finite_result(allow_inf=True)  # beta0 = 0: ridge always wins, threshold inf
-def ridge_beats_ols_threshold(beta0: Any, sigma2: float) -> float:
+def ridge_beats_ols_threshold(beta0: ArrayLike, sigma2: float) -> float:
     """The sufficient threshold ``2 sigma2 / ||beta0||^2`` of the "ridge beats OLS" theorem.
 
     For every ``0 < lam`` below it, ``MSE(OLS) - MSE(ridge_lam)`` is positive
@@ -173,7 +173,7 @@ def ridge_beats_ols_threshold(beta0: Any, sigma2: float) -> float:
 
 
 @finite_result
-def ridge_mse_trace(X: Any, beta0: Any, sigma2: float, lams: Any
+def ridge_mse_trace(X: ArrayLike, beta0: ArrayLike, sigma2: float, lams: ArrayLike
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Squared bias, total variance and total MSE ``E||beta_hat - beta0||^2`` on a ``lam`` grid.
 
@@ -211,7 +211,8 @@ def ridge_mse_trace(X: Any, beta0: Any, sigma2: float, lams: Any
 
 
 @finite_result
-def ridge_prediction_risk(X: Any, beta0: Any, sigma2: float, lams: Any) -> np.ndarray:
+def ridge_prediction_risk(X: ArrayLike, beta0: ArrayLike, sigma2: float,
+                          lams: ArrayLike) -> np.ndarray:
     """Exact in-sample prediction risk ``E ||X (beta_hat - beta0)||^2 / n`` over a grid of ``lam``.
 
     In SVD coordinates, with ``c = V^T beta0``,

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import linalg as sla
 
 from .._validation import (
@@ -35,7 +36,7 @@ __all__ = [
 
 
 @finite_result
-def simulate_responses(X: Any, beta0: Any, sigma2: float, n_reps: int, *,
+def simulate_responses(X: ArrayLike, beta0: ArrayLike, sigma2: float, n_reps: int, *,
                        seed: Any = None) -> np.ndarray:
     """Draw ``n_reps`` response vectors ``Y = X beta0 + eps``, ``eps ~ N(0, sigma2 I)``.
 
@@ -62,7 +63,7 @@ def simulate_responses(X: Any, beta0: Any, sigma2: float, n_reps: int, *,
 
 
 @finite_result
-def simulate_estimates(X: Any, beta0: Any, sigma2: float, lam: float, n_reps: int, *,
+def simulate_estimates(X: ArrayLike, beta0: ArrayLike, sigma2: float, lam: float, n_reps: int, *,
                        seed: Any = None) -> np.ndarray:
     """Ridge (``lam > 0``) or OLS (``lam = 0``) estimates over many noise draws at once.
 
@@ -95,7 +96,7 @@ def simulate_estimates(X: Any, beta0: Any, sigma2: float, lam: float, n_reps: in
 
 
 @finite_result
-def empirical_mse_matrix(estimates: Any, beta0: Any) -> np.ndarray:
+def empirical_mse_matrix(estimates: ArrayLike, beta0: ArrayLike) -> np.ndarray:
     """Monte-Carlo MSE matrix ``mean_r (b_r - beta0)(b_r - beta0)^T``.
 
     Parameters
@@ -115,7 +116,7 @@ def empirical_mse_matrix(estimates: Any, beta0: Any) -> np.ndarray:
 
 
 @finite_result
-def gaussian_score(X: Any, Y: Any, beta: Any, sigma2: float) -> np.ndarray:
+def gaussian_score(X: ArrayLike, Y: ArrayLike, beta: ArrayLike, sigma2: float) -> np.ndarray:
     """Score (gradient of the log-likelihood) of the Gaussian linear model in ``(beta, sigma2)``.
 
     With ``l(beta, sigma2) = -n/2 log sigma2 - ||Y - X beta||^2/(2 sigma2)`` (up to a
@@ -161,7 +162,7 @@ def gaussian_score(X: Any, Y: Any, beta: Any, sigma2: float) -> np.ndarray:
 
 
 @finite_result
-def gaussian_fisher_information(X: Any, sigma2: float) -> np.ndarray:
+def gaussian_fisher_information(X: ArrayLike, sigma2: float) -> np.ndarray:
     """Fisher information ``blockdiag(X^T X / sigma2, n / (2 sigma2^2))`` of ``(beta, sigma2)``.
 
     Parameters

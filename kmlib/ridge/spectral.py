@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import (
     EPS,
@@ -29,7 +30,7 @@ __all__ = [
 
 
 @finite_result
-def shrinkage_factors(d: Any, lam: Any) -> np.ndarray:
+def shrinkage_factors(d: ArrayLike, lam: Any) -> np.ndarray:
     """Ridge shrinkage factors ``d_j^2 / (d_j^2 + lam)``.
 
     Ridge multiplies the coordinate ``U_j^T y`` of the response along the j-th
@@ -58,7 +59,7 @@ def shrinkage_factors(d: Any, lam: Any) -> np.ndarray:
 
 
 @finite_result
-def effective_df(X: Any, lam: Any) -> Any:
+def effective_df(X: ArrayLike, lam: Any) -> Any:
     """Effective degrees of freedom ``sum_j d_j^2/(d_j^2 + lam) = tr(H_lam)``.
 
     ``H_lam = X (X^T X + lam I)^{-1} X^T`` is the ridge hat matrix.  The value
@@ -83,7 +84,7 @@ def effective_df(X: Any, lam: Any) -> Any:
 
 
 @finite_result
-def principal_components(X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def principal_components(X: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Principal components of the column-centred design via its thin SVD.
 
     With ``Xc = X - mean = U D V^T``, the j-th principal component is
@@ -110,7 +111,7 @@ def principal_components(X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @finite_result
-def standardize(X: Any, *, center: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def standardize(X: ArrayLike, *, center: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Centre each column and scale it to Euclidean norm ``sqrt(n)``.
 
     After this the columns have mean 0 and variance 1 with the ``1/n``

@@ -1,68 +1,36 @@
-"""Explicit (approximate) feature maps for large-scale kernel machines.
+"""Random Fourier features (Bochner's theorem) and the uniform bound on their error.
 
-This module serves Chapter 9 of the book ("Large-scale kernel machines").  It
-turns a kernel method into a linear one by building an explicit feature matrix
-``Phi`` whose inner products approximate the kernel, ``Phi @ Phi.T ~ K``, so that
-any linear model (ridge, a linear SVM, ...) trained on ``Phi`` costs time linear
-in the number of samples.
-
-* :class:`RandomFourierFeatures` -- Bochner's theorem turned into a Monte Carlo
-  estimate: random frequencies drawn from the kernel's spectral density (Gaussian,
-  Euclidean Laplacian and Matern kernels).
-* :class:`Nystroem` -- a low-rank approximation of the Gram matrix from randomly
-  chosen landmark points; works for any kernel.
-* :class:`PositiveRandomFeatures` -- strictly positive features for the softmax
-  (exponential dot-product) kernel ``exp(x^T x')``.
-* :func:`rff_uniform_bound` -- how many random features guarantee a uniform
-  error ``eps`` over all pairs of ``N`` points.
-
-All randomness goes through an explicit ``seed`` (``None``, an ``int`` or a
-:class:`numpy.random.Generator`).  With an ``int`` seed, refitting draws the same
-features again.
+Chapter "Large-scale kernel machines: random features and Nyström".
 """
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
-from scipy import linalg
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from ._validation import (
-    EPS,
-    check_eigenvalues_psd,
+from .._validation import (
     check_fitted,
-    check_gram_psd,
     check_int,
-    check_kernel,
     check_matrix,
-    check_n_features,
     check_positive,
     check_rng,
     finite_result,
 )
+from ..kernels import Kernel
+from ..kernels.vector import _Gaussian, _Laplacian, _Matern
+from ._common import (
+    _KERNELS,
+    _VARIANTS,
+    _check_transform_input,
+)
 
 __all__ = [
     "RandomFourierFeatures",
-    "Nystroem",
-    "PositiveRandomFeatures",
     "rff_uniform_bound",
 ]
-
-_VARIANTS = ("cos_sin", "cos_phase")
-_KERNELS = ("gaussian", "laplacian", "matern")
-
-#: Rows per kernel evaluation in ``Nystroem.transform``: bounds the temporary
-#: memory of k(X, landmarks); it is a loop over blocks, not over samples.
-_BLOCK_ROWS = 4096
-
-
-def _check_transform_input(X: Any, estimator: Any) -> np.ndarray:
-    """Validate ``X`` for ``transform`` against the dimension seen in ``fit``."""
-    X = check_matrix(X, "X")
-    check_n_features(estimator, X)
-    return X
 
 
 class RandomFourierFeatures(TransformerMixin, BaseEstimator):
@@ -97,9 +65,14 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         Both are unbiased; for the same ``D`` the pair features have the
         smaller variance (for the Gaussian kernel :math:`(1 - k^2)^2/(2D)`
         against :math:`(1 - k^2 + k^4/2)/D`).
-    kernel : {"gaussian", "laplacian", "matern"}, default="gaussian"
-        The kernel being approximated, with :math:`r = \|x - x'\|_2` and
-        frequency law (spectral density) for :math:`w \in \mathbb R^d`:
+    kernel : {"gaussian", "laplacian", "matern"} or Kernel, default="gaussian"
+        The kernel being approximated: a family name, with ``sigma`` (and ``nu``)
+        below, or one of kmlib's own kernel objects ``kernels.gaussian(sigma)``,
+        ``kernels.laplacian(gamma)`` or ``kernels.matern(nu, length_scale)``, whose
+        parameters are then used (leave ``sigma`` and ``nu`` at their defaults), so
+        that RFF takes a ``Kernel`` like every other kmlib estimator.  With
+        :math:`r = \|x - x'\|_2` the frequency law (spectral density) for
+        :math:`w \in \mathbb R^d` is:
 
         * ``"gaussian"``: :math:`k = \exp(-r^2 / (2\sigma^2))`;
           :math:`w \sim N(0, \sigma^{-2} I_d)`.
@@ -149,7 +122,8 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, sigma: float = 1.0, n_features: int = 100,
-                 variant: str = "cos_sin", kernel: str = "gaussian",
+                 variant: Literal["cos_sin", "cos_phase"] = "cos_sin",
+                 kernel: Literal["gaussian", "laplacian", "matern"] = "gaussian",
                  nu: float | None = None, seed: Any = None) -> None:
         self.sigma = sigma
         self.n_features = n_features
@@ -158,17 +132,41 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         self.nu = nu
         self.seed = seed
 
-    def _check_params(self) -> tuple[float, int, float | None]:
-        sigma = check_positive(self.sigma, "sigma")
+    def _resolve_kernel(self) -> tuple[str, Any, Any]:
+        """(family, sigma, nu) from the ``kernel`` parameter: a name or a kmlib Kernel."""
+        k = self.kernel
+        if isinstance(k, Kernel):
+            if self.sigma != 1.0 or self.nu is not None:
+                raise ValueError(
+                    "with a Kernel object as kernel, its own parameters are used: leave "
+                    f"sigma=1.0 and nu=None; got sigma={self.sigma!r}, nu={self.nu!r}"
+                )
+            if isinstance(k, _Gaussian):
+                return "gaussian", k.sigma, None
+            if isinstance(k, _Laplacian):
+                return "laplacian", 1.0 / k.gamma, None
+            if isinstance(k, _Matern):
+                return "matern", k.length_scale, k.nu
+            raise ValueError(
+                "kernel must be kmlib.kernels.gaussian, laplacian or matern (random Fourier "
+                f"features need the spectral density of a shift-invariant kernel); got {k!r}"
+            )
+        if isinstance(k, str) and k in _KERNELS:
+            return k, self.sigma, self.nu
+        raise ValueError(
+            f"kernel must be one of {_KERNELS} or a kmlib Gaussian, Laplacian or Matern "
+            f"kernel; got {k!r}"
+        )
+
+    def _check_params(self) -> tuple[str, float, int, float | None]:
+        family, sigma, nu = self._resolve_kernel()
+        sigma = check_positive(sigma, "sigma")
         D = check_int(self.n_features, "n_features", minimum=1)
         if self.variant not in _VARIANTS:
             raise ValueError(
                 f"variant must be one of {_VARIANTS}; got {self.variant!r}"
             )
-        if self.kernel not in _KERNELS:
-            raise ValueError(f"kernel must be one of {_KERNELS}; got {self.kernel!r}")
-        nu = self.nu
-        if self.kernel == "matern":
+        if family == "matern":
             if nu is None or isinstance(nu, bool) or not isinstance(nu, (int, float, np.number)):
                 raise ValueError(
                     f"nu must be a number > 0 (or np.inf) when kernel='matern'; got {nu!r}"
@@ -181,9 +179,9 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
                 f"nu is only used with kernel='matern'; got nu={nu!r} with "
                 f"kernel={self.kernel!r} (leave nu=None)"
             )
-        return sigma, D, nu
+        return family, sigma, D, nu
 
-    def fit(self, X: Any, y: Any = None) -> "RandomFourierFeatures":
+    def fit(self, X: ArrayLike, y: ArrayLike = None) -> "RandomFourierFeatures":
         """Draw the random frequencies (and phases) for inputs of X's dimension.
 
         Parameters
@@ -196,15 +194,15 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         -------
         self
         """
-        sigma, D, nu = self._check_params()
+        family, sigma, D, nu = self._check_params()
         X = check_matrix(X, "X")
         rng = check_rng(self.seed)
         d = X.shape[1]
         W = rng.standard_normal((d, D))
-        if self.kernel == "gaussian" or (self.kernel == "matern" and math.isinf(nu)):
+        if family == "gaussian" or (family == "matern" and math.isinf(nu)):
             W /= sigma
         else:
-            nu_eff = 0.5 if self.kernel == "laplacian" else nu
+            nu_eff = 0.5 if family == "laplacian" else nu
             # s^2 = chi2_{2 nu} / (2 nu); chi2_k is Gamma(shape k/2, scale 2).
             s = np.sqrt(rng.gamma(nu_eff, 2.0, size=D) / (2.0 * nu_eff))
             W /= sigma * s
@@ -219,7 +217,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         return self
 
     @finite_result
-    def transform(self, X: Any) -> np.ndarray:
+    def transform(self, X: ArrayLike) -> np.ndarray:
         """Map ``X`` to the random features.
 
         Parameters
@@ -250,182 +248,9 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         return out
 
 
-class Nystroem(TransformerMixin, BaseEstimator):
-    r"""Nystroem low-rank feature map from randomly chosen landmark points.
-
-    With :math:`m` landmarks :math:`x_{i_1}, \dots, x_{i_m}` drawn uniformly
-    without replacement from the training inputs, the feature map is
-    :math:`\Phi = K_{nm} (K_{mm}^{+})^{1/2}`, so that
-    :math:`\Phi\Phi^\top = K_{nm} K_{mm}^{+} K_{mn}`, the Nystroem approximation
-    of the Gram matrix.  It works for any positive-definite kernel; with
-    :math:`m = n` it reproduces :math:`K` exactly.
-
-    Parameters
-    ----------
-    kernel : callable
-        A kernel object ``k(X, Y)`` returning the Gram matrix of shape
-        ``(len(X), len(Y))``, e.g. ``kmlib.kernels.gaussian(1.0)``.
-    n_components : int, default=100
-        Number :math:`m` of landmarks; also the output dimension.
-    seed : None, int or numpy.random.Generator, optional
-        Source of randomness for choosing the landmarks.
-    rtol : float, optional
-        Relative eigenvalue cut-off of the pseudo-inverse square root:
-        eigenvalues of :math:`K_{mm}` at or below ``rtol * max_eigenvalue`` are
-        treated as zero (their directions are dropped rather than inverted,
-        because :math:`K_{mm}` is often numerically singular: the
-        :math:`K_{mm}^{-1}` of the Nystroem formula is read as the pseudo-inverse).
-        The default
-        ``None`` means ``m * eps`` with ``eps`` the float64 machine epsilon,
-        the rank decision of ``numpy.linalg.matrix_rank``.
-
-    Attributes
-    ----------
-    components_ : ndarray of shape (n_components, n_dims)
-        The landmark points.
-    component_indices_ : ndarray of shape (n_components,)
-        Their row indices in the training ``X``.
-    normalization_ : ndarray of shape (n_components, n_components)
-        The symmetric pseudo-inverse square root :math:`(K_{mm}^{+})^{1/2}
-        = U_r \Lambda_r^{-1/2} U_r^\top` (eigenvalues kept: those above the
-        cut-off).
-    rank_ : int
-        Number of eigenvalues of :math:`K_{mm}` kept.
-    """
-
-    def __init__(self, kernel: Any, n_components: int = 100, seed: Any = None,
-                 rtol: float | None = None) -> None:
-        self.kernel = kernel
-        self.n_components = n_components
-        self.seed = seed
-        self.rtol = rtol
-
-    def _gram(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
-        G = np.asarray(self.kernel(A, B), dtype=float)
-        if G.shape != (A.shape[0], B.shape[0]):
-            raise ValueError(
-                f"kernel must return a Gram matrix of shape {(A.shape[0], B.shape[0])} "
-                f"for inputs with {A.shape[0]} and {B.shape[0]} rows; got shape {G.shape}"
-            )
-        if not np.all(np.isfinite(G)):
-            raise ValueError("kernel returned NaN or infinite values; check its parameters")
-        return G
-
-    def fit(self, X: Any, y: Any = None) -> "Nystroem":
-        """Choose the landmarks and factor their Gram matrix.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_dims)
-        y : ignored
-
-        Returns
-        -------
-        self
-        """
-        check_kernel(self.kernel)
-        X = check_matrix(X, "X")
-        n = X.shape[0]
-        m = check_int(self.n_components, "n_components", minimum=1)
-        if m > n:
-            raise ValueError(
-                f"n_components must be <= n_samples; got n_components={m} for "
-                f"X with {n} sample(s)"
-            )
-        rtol = m * EPS if self.rtol is None else check_positive(self.rtol, "rtol")
-        rng = check_rng(self.seed)
-        idx = np.sort(rng.choice(n, size=m, replace=False))
-        L = X[idx]
-        Kmm = self._gram(L, L)
-        Kmm = 0.5 * (Kmm + Kmm.T)
-        check_gram_psd(Kmm, "kernel(landmarks)", who="Nystroem.fit")
-        evals, evecs = linalg.eigh(Kmm, overwrite_a=True, check_finite=False)
-        check_eigenvalues_psd(evals, "kernel(landmarks)", who="Nystroem.fit")
-        top = evals[-1]
-        keep = evals > rtol * top if top > 0 else np.zeros_like(evals, dtype=bool)
-        U = evecs[:, keep]
-        Ushr = U / np.sqrt(evals[keep])
-        self.normalization_ = Ushr @ U.T
-        self.components_ = L
-        self.component_indices_ = idx
-        self.rank_ = int(np.count_nonzero(keep))
-        self.n_features_in_ = X.shape[1]
-        return self
-
-    @finite_result
-    def transform(self, X: Any) -> np.ndarray:
-        """Nystroem features ``Phi = k(X, components_) @ normalization_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_dims)
-
-        Returns
-        -------
-        Phi : ndarray of shape (n_samples, n_components)
-        """
-        check_fitted(self, "normalization_")
-        X = _check_transform_input(X, self)
-        L, T = self.components_, self.normalization_
-        n = X.shape[0]
-        out = np.empty((n, T.shape[1]))
-        for start in range(0, n, _BLOCK_ROWS):
-            blk = slice(start, min(start + _BLOCK_ROWS, n))
-            np.matmul(self._gram(X[blk], L), T, out=out[blk])
-        return out
-
-
-class PositiveRandomFeatures(TransformerMixin, BaseEstimator):
-    r"""Positive random features for the softmax kernel :math:`\exp(x^\top x')`.
-
-    Each feature is :math:`\varphi_w(x) = D^{-1/2}\exp(-\|x\|^2/2 + w^\top x)`
-    with :math:`w \sim N(0, I_d)` (Performer-style features).  Since
-    :math:`\mathbb E\exp(w^\top(x + x')) = \exp(\|x + x'\|^2/2)`, the inner
-    product :math:`\varphi(x)^\top\varphi(x')` is unbiased for
-    :math:`\exp(x^\top x')`, with variance
-    :math:`\frac1D e^{2x^\top x'}(e^{\|x + x'\|^2} - 1)`.  Unlike trigonometric
-    features, every feature is strictly positive.
-
-    Parameters
-    ----------
-    n_features : int, default=100
-        Number :math:`D` of random features (the output dimension).
-    seed : None, int or numpy.random.Generator, optional
-
-    Attributes
-    ----------
-    W_ : ndarray of shape (n_dims, n_features)
-        The random vectors :math:`w_j`, one per column.
-    """
-
-    def __init__(self, n_features: int = 100, seed: Any = None) -> None:
-        self.n_features = n_features
-        self.seed = seed
-
-    def fit(self, X: Any, y: Any = None) -> "PositiveRandomFeatures":
-        """Draw the random vectors for inputs of X's dimension; returns ``self``."""
-        D = check_int(self.n_features, "n_features", minimum=1)
-        X = check_matrix(X, "X")
-        rng = check_rng(self.seed)
-        self.W_ = rng.standard_normal((X.shape[1], D))
-        self.n_features_in_ = X.shape[1]
-        return self
-
-    @finite_result
-    def transform(self, X: Any) -> np.ndarray:
-        """Map ``X`` (shape (n_samples, n_dims)) to features of shape (n_samples, n_features)."""
-        check_fitted(self, "W_")
-        X = _check_transform_input(X, self)
-        P = X @ self.W_
-        P -= 0.5 * np.einsum("ij,ij->i", X, X)[:, None]
-        np.exp(P, out=P)
-        P *= 1.0 / math.sqrt(self.W_.shape[1])
-        return P
-
-
 @finite_result
 def rff_uniform_bound(N: int, eps: float, delta: float, *,
-                      variant: str = "cos_sin") -> int:
+                      variant: Literal["cos_sin", "cos_phase"] = "cos_sin") -> int:
     r"""Number of random frequencies that makes RFF uniformly ``eps``-accurate.
 
     The uniform approximation theorem of the chapter "Large-scale kernel

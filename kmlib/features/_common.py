@@ -1,0 +1,29 @@
+"""Shared constants and input checks of the feature maps."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._validation import (
+    check_matrix,
+    check_n_features,
+)
+
+_VARIANTS = ("cos_sin", "cos_phase")
+
+
+_KERNELS = ("gaussian", "laplacian", "matern")
+
+
+#: Rows per kernel evaluation in ``Nystroem.transform``: bounds the temporary
+#: memory of k(X, landmarks); it is a loop over blocks, not over samples.
+_BLOCK_ROWS = 4096
+
+
+def _check_transform_input(X: ArrayLike, estimator: Any) -> np.ndarray:
+    """Validate ``X`` for ``transform`` against the dimension seen in ``fit``."""
+    X = check_matrix(X, "X")
+    check_n_features(estimator, X)
+    return X

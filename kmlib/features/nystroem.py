@@ -1,0 +1,158 @@
+"""The Nyström feature map from random landmarks.
+
+Chapter "Large-scale kernel machines: random features and Nyström".
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import linalg
+from sklearn.base import BaseEstimator, TransformerMixin
+
+from .._validation import (
+    EPS,
+    check_eigenvalues_psd,
+    check_fitted,
+    check_gram_psd,
+    check_int,
+    check_kernel,
+    check_matrix,
+    check_positive,
+    check_rng,
+    finite_result,
+)
+from ._common import (
+    _BLOCK_ROWS,
+    _check_transform_input,
+)
+
+__all__ = [
+    "Nystroem",
+]
+
+
+class Nystroem(TransformerMixin, BaseEstimator):
+    r"""Nystroem low-rank feature map from randomly chosen landmark points.
+
+    With :math:`m` landmarks :math:`x_{i_1}, \dots, x_{i_m}` drawn uniformly
+    without replacement from the training inputs, the feature map is
+    :math:`\Phi = K_{nm} (K_{mm}^{+})^{1/2}`, so that
+    :math:`\Phi\Phi^\top = K_{nm} K_{mm}^{+} K_{mn}`, the Nystroem approximation
+    of the Gram matrix.  It works for any positive-definite kernel; with
+    :math:`m = n` it reproduces :math:`K` exactly.
+
+    Parameters
+    ----------
+    kernel : callable
+        A kernel object ``k(X, Y)`` returning the Gram matrix of shape
+        ``(len(X), len(Y))``, e.g. ``kmlib.kernels.gaussian(1.0)``.
+    n_components : int, default=100
+        Number :math:`m` of landmarks; also the output dimension.
+    seed : None, int or numpy.random.Generator, optional
+        Source of randomness for choosing the landmarks.
+    rtol : float, optional
+        Relative eigenvalue cut-off of the pseudo-inverse square root:
+        eigenvalues of :math:`K_{mm}` at or below ``rtol * max_eigenvalue`` are
+        treated as zero (their directions are dropped rather than inverted,
+        because :math:`K_{mm}` is often numerically singular: the
+        :math:`K_{mm}^{-1}` of the Nystroem formula is read as the pseudo-inverse).
+        The default
+        ``None`` means ``m * eps`` with ``eps`` the float64 machine epsilon,
+        the rank decision of ``numpy.linalg.matrix_rank``.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, n_dims)
+        The landmark points.
+    component_indices_ : ndarray of shape (n_components,)
+        Their row indices in the training ``X``.
+    normalization_ : ndarray of shape (n_components, n_components)
+        The symmetric pseudo-inverse square root :math:`(K_{mm}^{+})^{1/2}
+        = U_r \Lambda_r^{-1/2} U_r^\top` (eigenvalues kept: those above the
+        cut-off).
+    rank_ : int
+        Number of eigenvalues of :math:`K_{mm}` kept.
+    """
+
+    def __init__(self, kernel: Any, n_components: int = 100, seed: Any = None,
+                 rtol: float | None = None) -> None:
+        self.kernel = kernel
+        self.n_components = n_components
+        self.seed = seed
+        self.rtol = rtol
+
+    def _gram(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        G = np.asarray(self.kernel(A, B), dtype=float)
+        if G.shape != (A.shape[0], B.shape[0]):
+            raise ValueError(
+                f"kernel must return a Gram matrix of shape {(A.shape[0], B.shape[0])} "
+                f"for inputs with {A.shape[0]} and {B.shape[0]} rows; got shape {G.shape}"
+            )
+        if not np.all(np.isfinite(G)):
+            raise ValueError("kernel returned NaN or infinite values; check its parameters")
+        return G
+
+    def fit(self, X: ArrayLike, y: ArrayLike = None) -> "Nystroem":
+        """Choose the landmarks and factor their Gram matrix.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_dims)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        check_kernel(self.kernel)
+        X = check_matrix(X, "X")
+        n = X.shape[0]
+        m = check_int(self.n_components, "n_components", minimum=1)
+        if m > n:
+            raise ValueError(
+                f"n_components must be <= n_samples; got n_components={m} for "
+                f"X with {n} sample(s)"
+            )
+        rtol = m * EPS if self.rtol is None else check_positive(self.rtol, "rtol")
+        rng = check_rng(self.seed)
+        idx = np.sort(rng.choice(n, size=m, replace=False))
+        L = X[idx]
+        Kmm = self._gram(L, L)
+        Kmm = 0.5 * (Kmm + Kmm.T)
+        check_gram_psd(Kmm, "kernel(landmarks)", who="Nystroem.fit")
+        evals, evecs = linalg.eigh(Kmm, overwrite_a=True, check_finite=False)
+        check_eigenvalues_psd(evals, "kernel(landmarks)", who="Nystroem.fit")
+        top = evals[-1]
+        keep = evals > rtol * top if top > 0 else np.zeros_like(evals, dtype=bool)
+        U = evecs[:, keep]
+        Ushr = U / np.sqrt(evals[keep])
+        self.normalization_ = Ushr @ U.T
+        self.components_ = L
+        self.component_indices_ = idx
+        self.rank_ = int(np.count_nonzero(keep))
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    @finite_result
+    def transform(self, X: ArrayLike) -> np.ndarray:
+        """Nystroem features ``Phi = k(X, components_) @ normalization_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_dims)
+
+        Returns
+        -------
+        Phi : ndarray of shape (n_samples, n_components)
+        """
+        check_fitted(self, "normalization_")
+        X = _check_transform_input(X, self)
+        L, T = self.components_, self.normalization_
+        n = X.shape[0]
+        out = np.empty((n, T.shape[1]))
+        for start in range(0, n, _BLOCK_ROWS):
+            blk = slice(start, min(start + _BLOCK_ROWS, n))
+            np.matmul(self._gram(X[blk], L), T, out=out[blk])
+        return out

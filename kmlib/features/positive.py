@@ -1,0 +1,75 @@
+"""Positive random features for the softmax kernel exp(x^T x').
+
+Chapter "Large-scale kernel machines: random features and Nyström".
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+from sklearn.base import BaseEstimator, TransformerMixin
+
+from .._validation import (
+    check_fitted,
+    check_int,
+    check_matrix,
+    check_rng,
+    finite_result,
+)
+from ._common import (
+    _check_transform_input,
+)
+
+__all__ = [
+    "PositiveRandomFeatures",
+]
+
+
+class PositiveRandomFeatures(TransformerMixin, BaseEstimator):
+    r"""Positive random features for the softmax kernel :math:`\exp(x^\top x')`.
+
+    Each feature is :math:`\varphi_w(x) = D^{-1/2}\exp(-\|x\|^2/2 + w^\top x)`
+    with :math:`w \sim N(0, I_d)` (Performer-style features).  Since
+    :math:`\mathbb E\exp(w^\top(x + x')) = \exp(\|x + x'\|^2/2)`, the inner
+    product :math:`\varphi(x)^\top\varphi(x')` is unbiased for
+    :math:`\exp(x^\top x')`, with variance
+    :math:`\frac1D e^{2x^\top x'}(e^{\|x + x'\|^2} - 1)`.  Unlike trigonometric
+    features, every feature is strictly positive.
+
+    Parameters
+    ----------
+    n_features : int, default=100
+        Number :math:`D` of random features (the output dimension).
+    seed : None, int or numpy.random.Generator, optional
+
+    Attributes
+    ----------
+    W_ : ndarray of shape (n_dims, n_features)
+        The random vectors :math:`w_j`, one per column.
+    """
+
+    def __init__(self, n_features: int = 100, seed: Any = None) -> None:
+        self.n_features = n_features
+        self.seed = seed
+
+    def fit(self, X: ArrayLike, y: ArrayLike = None) -> "PositiveRandomFeatures":
+        """Draw the random vectors for inputs of X's dimension; returns ``self``."""
+        D = check_int(self.n_features, "n_features", minimum=1)
+        X = check_matrix(X, "X")
+        rng = check_rng(self.seed)
+        self.W_ = rng.standard_normal((X.shape[1], D))
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    @finite_result
+    def transform(self, X: ArrayLike) -> np.ndarray:
+        """Map ``X`` (shape (n_samples, n_dims)) to features of shape (n_samples, n_features)."""
+        check_fitted(self, "W_")
+        X = _check_transform_input(X, self)
+        P = X @ self.W_
+        P -= 0.5 * np.einsum("ij,ij->i", X, X)[:, None]
+        np.exp(P, out=P)
+        P *= 1.0 / math.sqrt(self.W_.shape[1])
+        return P
