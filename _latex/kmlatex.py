@@ -27,12 +27,15 @@ real index, so a link to it still leads there.
 
 from __future__ import annotations
 
-from sphinx.locale import get_translation
-from sphinx_exercise.nodes import exercise_enumerable_node, visit_exercise_enumerable_node
-from sphinx_exercise.nodes import depart_exercise_enumerable_node
 from docutils import nodes
 from sphinx import addnodes
+from sphinx.locale import get_translation
 from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx_exercise.nodes import (
+    depart_exercise_enumerable_node,
+    exercise_enumerable_node,
+    visit_exercise_enumerable_node,
+)
 from sphinx_proof.nodes import NODE_TYPES, proof_node, unenumerable_node
 
 _ = get_translation("proof")
@@ -96,12 +99,14 @@ class DropIndexPage(SphinxPostTransform):
     formats = ("latex",)
 
     def run(self, **kwargs) -> None:
+        """Remove the page from the doctree that the LaTeX writer assembles."""
         for page in list(self.document.findall(addnodes.start_of_file)):
             if page.get("docname") == "genindex":
                 page.parent.remove(page)
 
 
 def setup(app):
+    """Register the LaTeX visitors and the transform (after sphinx-proof and sphinx-exercise)."""
     app.setup_extension("sphinx_proof")  # register after them, so these visitors win
     app.setup_extension("sphinx_exercise")
     app.add_node(exercise_enumerable_node, override=True,

@@ -20,7 +20,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from _notebooks import ROOT
 
 PDF = Path(os.environ.get("KMBOOK_PDF", ROOT / "_build" / "latex" / "book.pdf"))
