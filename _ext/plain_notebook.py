@@ -192,6 +192,8 @@ def _directive(name: str, arg: str, options: dict[str, str], body: list[str],
 
 def convert_markdown(source: str, look: Lookups) -> str:
     """Rewrite one MyST Markdown cell as plain Markdown (see the module docstring)."""
+    # a role whose text wraps onto the next line is joined onto one line first
+    source = re.sub(r"\{[\w:-]+\}`[^`]*`", lambda m: m.group(0).replace("\n", " "), source)
     lines = source.splitlines()
     out, _ = _convert_lines(lines, 0, None, look)
     text = "\n".join(out)
