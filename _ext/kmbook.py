@@ -163,6 +163,10 @@ def _requirements(root: Path, wheel: Path) -> str:
 def _write_downloads(app, exception) -> None:
     if exception is not None or app.builder.format != "html":
         return
+    # browsers ask for /favicon.ico on pages without an icon link (the index redirect)
+    icon = Path(app.srcdir) / "_static" / "favicon.ico"
+    if icon.is_file():
+        shutil.copy2(icon, Path(app.outdir) / "favicon.ico")
     root = _project_root(Path(app.srcdir))
     out = Path(app.outdir) / "downloads"
     out.mkdir(parents=True, exist_ok=True)

@@ -202,6 +202,7 @@ MATH_PAGES = [p for p in PAGES if _soup(p).select(".math")]
 
 @pytest.mark.parametrize("page", MATH_PAGES, ids=_rel)
 def test_mathjax_renders_every_formula_offline(page, served_site, tmp_path):
+    MISSING.clear()
     browser = _chromium()
     if browser is None:
         pytest.skip("headless Chromium is not installed (apt-get install chromium); "
@@ -242,6 +243,7 @@ def _console_errors(stderr: str) -> list[str]:
 
 @pytest.mark.parametrize("page", [p for p in PAGES if p not in MATH_PAGES], ids=_rel)
 def test_pages_without_math_have_no_console_errors(page, served_site, tmp_path):
+    MISSING.clear()
     browser = _chromium()
     if browser is None:
         pytest.skip("headless Chromium is not installed (apt-get install chromium)")
