@@ -277,3 +277,20 @@ def test_site_built_without_solutions_keeps_exercises_and_checks_only(name):
     checks = hidden.select(".tag_check")
     assert checks and len(checks) == len(shown.select(".tag_check"))
     assert not any(c.select(".cell_output") for c in checks), "check outputs give answers away"
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p.parent.name in {"chapters", "exercises"}],
+                         ids=_rel)
+def test_no_visible_pin_and_no_echoed_value(page):
+    """Pins are folded (hide-input) and print nothing; no cell shows a bare float echo."""
+    visible, echoes = [], []
+    for cell in _soup(page).select("div.cell"):
+        source = cell.select_one(".cell_input")
+        if source is None or "stated(" not in source.get_text():
+            continue
+        if "tag_hide-input" not in cell.get("class", []):
+            visible.append(source.get_text()[:60])
+        if cell.select(".cell_output .output"):
+            echoes.append(source.get_text()[:60])
+    assert not visible, f"{_rel(page)}: stated(...) visible: {visible[:3]}"
+    assert not echoes, f"{_rel(page)}: a pin cell prints output: {echoes[:3]}"
