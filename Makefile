@@ -85,6 +85,7 @@ notebooks: book
 	@echo "== wrote _build/notebooks (open it with: make lab)"
 
 test: $(VENV)/.installed-test
+	$(BIN)/ruff check kmlib tests scripts _ext benchmarks conftest.py
 	$(BIN)/python -m pytest --nbval-lax --nbval-current-env -q -rs
 
 # The site checks need `make book` and `make book-hidden` first (and Chromium for the browser
