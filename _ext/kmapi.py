@@ -43,5 +43,6 @@ def _process(app, what, name, obj, options, lines):
 
 
 def setup(app):
+    """Register the docstring filter with Sphinx autodoc."""
     app.connect("autodoc-process-docstring", _process, priority=400)   # before napoleon (500)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

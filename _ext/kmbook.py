@@ -51,7 +51,8 @@ def _with_cached_outputs(app, path: Path):
     nb = nbformat.read(path, as_version=4)
     if not any(c.cell_type == "code" for c in nb.cells):
         return nb
-    cache_dir = app.config.nb_execution_cache_path or str(Path(app.outdir).parent / ".jupyter_cache")
+    cache_dir = (app.config.nb_execution_cache_path
+                 or str(Path(app.outdir).parent / ".jupyter_cache"))
     try:
         from jupyter_cache import get_cache
 
@@ -131,7 +132,7 @@ def _kmlib_digest(root: Path) -> str:
 
 
 def _wheel(root: Path, cache: Path) -> Path:
-    """kmlib's wheel, rebuilt only when kmlib or pyproject.toml changed."""
+    """Return kmlib's wheel, rebuilt only when kmlib or pyproject.toml changed."""
     folder = cache / _kmlib_digest(root)
     wheels = sorted(folder.glob("kmlib-*.whl"))
     if not wheels:
@@ -184,6 +185,7 @@ def _write_downloads(app, exception) -> None:
 
 
 def setup(app):
+    """Connect the book's page-context hooks and build steps to Sphinx."""
     # The theme builds its download menu at priority 501; offer the notebook just before.
     app.connect("html-page-context", _offer_ipynb, priority=500)
     app.connect("html-page-context", _drop_print_button, priority=502)

@@ -108,7 +108,7 @@ def _role(name: str, body: str, look: Lookups) -> str:
             raise KeyError(f"{look.docname}: no glued value {key!r}")
         return _format_glue(look.glue[key], fmt or "s")
     text, target = _split_explicit(body)
-    if name in {"prf:ref", "numref", "ref", "eq", "numref"}:
+    if name in {"prf:ref", "numref", "ref", "eq"}:
         label = target.strip()
         kind, number = look.numbers.get(label, ("", ""))
         where = look.targets.get(label)
@@ -161,7 +161,8 @@ def _directive(name: str, arg: str, options: dict[str, str], body: list[str],
     if name.startswith("prf:") and name[4:] in PROOF_TITLES:
         kind = PROOF_TITLES[name[4:]]
         number = look.numbers.get(label, ("", ""))[1] if label else ""
-        head = f"**{kind}{(' ' + number) if number else ''}**" + (f" ({title})" if title else "") + "."
+        head = (f"**{kind}{(' ' + number) if number else ''}**"
+                + (f" ({title})" if title else "") + ".")
         return _quote([head, ""] + body)
     if name == "prf:proof":
         out = ["*Proof.*" + (f" ({title})" if title else "")] + body
@@ -169,10 +170,11 @@ def _directive(name: str, arg: str, options: dict[str, str], body: list[str],
         return out
     if name in {"exercise", "exercise-start"}:
         number = look.numbers.get(label, ("", ""))[1] if label else ""
-        head = f"**Exercise{(' ' + number) if number else ''}**" + (f" ({title})" if title else "") + "."
+        head = (f"**Exercise{(' ' + number) if number else ''}**"
+                + (f" ({title})" if title else "") + ".")
         return _quote([head, ""] + body)
     if name in {"solution", "solution-start"}:
-        return [f"**Solution.**", ""] + body
+        return ["**Solution.**", ""] + body
     if name in {"solution-end", "exercise-end"}:
         return []
     if name == "math":

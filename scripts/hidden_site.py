@@ -90,6 +90,7 @@ def write_tree(out: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Write the hidden site's source tree and print where; return 0."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "_build" / "hidden"))
     args = parser.parse_args(argv)

@@ -29,7 +29,8 @@ import jupytext
 import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
-FENCE_OPEN = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>solution-start|solution-end)\}\s*(?P<arg>\S*)")
+FENCE_OPEN = re.compile(
+    r"^(?P<fence>`{3,}|:{3,})\{(?P<name>solution-start|solution-end)\}\s*(?P<arg>\S*)")
 SOLUTION_TAG = "solution"
 CHECK_TAG = "check"
 HIDDEN_CHECK_TAG = "hidden-check"
@@ -203,6 +204,7 @@ def generate(out_dir: Path, sources: list[Path] | None = None) -> list[tuple[Pat
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Write the student and solution notebooks, listing each; return 0."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "_build" / "exercises"))
     args = parser.parse_args(argv)
