@@ -14,7 +14,6 @@ import re
 
 import jupytext
 import pytest
-
 from _notebooks import myst_notebooks, read
 
 CHAPTERS = myst_notebooks("chapters")
@@ -38,7 +37,8 @@ def test_every_result_is_followed_by_a_computation_that_asserts_it(path):
             for later in cells[i + 1:]:
                 if later.cell_type == "markdown" and RESULT.search(later.source):
                     break
-                if later.cell_type == "code" and ("assert" in later.source or "stated(" in later.source):
+                if later.cell_type == "code" and ("assert" in later.source
+                                                  or "stated(" in later.source):
                     checked = True
                     break
             if not checked:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import _exercise_cells as notebook
 import numpy as np
 import pytest
 from sklearn.linear_model import Ridge
 
-import _exercise_cells as notebook
 from kmlib import datasets, ridge
 from kmlib.exercises import ch01
 
@@ -111,7 +111,8 @@ def test_check_intercept_rejects_mistakes(shifted):
 
 
 def test_check_dual(shifted, capsys):
-    """Reference: kmlib's dual Cholesky route; rejects the un-pushed-through X^T y / lam and None."""
+    """Reference: kmlib's dual Cholesky route; rejects the un-pushed-through X^T y / lam
+    and None."""
     X, y = shifted
     Xc, yc = X - X.mean(axis=0), y - y.mean()
     ch01.check_dual(ridge.ridge(Xc, yc, 3.0, method="dual"), Xc, yc, 3.0)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import _exercise_cells as notebook
 import numpy as np
 import pytest
 import scipy.optimize
@@ -20,7 +21,6 @@ from sklearn.model_selection import LeaveOneOut, cross_val_predict
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-import _exercise_cells as notebook
 from kmlib import datasets
 from kmlib.exercises import ch02
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import _exercise_cells as notebook
 import numpy as np
 import pytest
 
-import _exercise_cells as notebook
 from kmlib import kernel_trick as kt
 from kmlib.exercises import ch03
 
@@ -56,7 +56,8 @@ def test_check_condition_numbers_accepts_np_cond(shape, capsys):
 
 
 def test_condition_numbers_match_the_approximate_published_sizes(tall):
-    """Sanity: with lam = 0.1, kappa(H_P) is a few units and kappa(H_D) is of order 10^3 for 100 x 10."""
+    """Sanity: with lam = 0.1, kappa(H_P) is a few units and kappa(H_D) is of order 10^3
+    for 100 x 10."""
     kP, kD = _conds(tall, 0.1)
     assert 2 < kP < 5 and 1000 < kD < 3000
 
@@ -156,7 +157,8 @@ def _brute_M():
 
 
 def test_check_gaussian_terms_accepts_brute_force(capsys):
-    """Reference: truncated feature maps on the grid (checker uses the incomplete gamma function)."""
+    """Reference: truncated feature maps on the grid (checker uses the incomplete gamma
+    function)."""
     ch03.check_gaussian_terms(_brute_M())
     assert capsys.readouterr().out.startswith("Correct:")
 
@@ -234,8 +236,8 @@ def test_check_kernel_predictions_rejects_mistakes(kdata):
     with pytest.raises(AssertionError, match="unpenalised"):
         ch03.check_kernel_predictions(Kn @ np.linalg.pinv(K, hermitian=True) @ y, X, y, Xn, 0.5)
     with pytest.raises(AssertionError, match="squared"):
-        ch03.check_kernel_predictions((1 + Xn @ X.T) @ np.linalg.solve(1 + X @ X.T + 0.5 * np.eye(25), y),
-                                      X, y, Xn, 0.5)
+        ch03.check_kernel_predictions(
+            (1 + Xn @ X.T) @ np.linalg.solve(1 + X @ X.T + 0.5 * np.eye(25), y), X, y, Xn, 0.5)
     with pytest.raises(AssertionError, match="v\\(x\\)"):
         ch03.check_kernel_predictions(Kn @ np.linalg.solve(K + 5.0 * np.eye(25), y), X, y, Xn, 0.5)
     with pytest.raises(AssertionError, match="shape"):

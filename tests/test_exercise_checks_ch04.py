@@ -59,7 +59,8 @@ def test_jaccard_rejects_typical_mistakes(sets):
         ch04.check_jaccard_gram(wrong_empty, sets)
     inter = (sets[:, None, :] & sets[None, :, :]).sum(axis=2)
     sizes = sets.sum(axis=1)
-    dice = np.where(np.add.outer(sizes, sizes) > 0, inter / np.maximum(np.add.outer(sizes, sizes), 1), 1.0)
+    dice = np.where(np.add.outer(sizes, sizes) > 0,
+                    inter / np.maximum(np.add.outer(sizes, sizes), 1), 1.0)
     with pytest.raises(AssertionError, match="counts the intersection twice"):
         ch04.check_jaccard_gram(dice, sets)
     with pytest.raises(AssertionError, match="is None"):
@@ -82,7 +83,8 @@ def test_exp_series_accepts_factorial_sum(gram, capsys):
 
 
 @pytest.mark.parametrize("make,match", [
-    (lambda K: sum(np.linalg.matrix_power(K, i) / math.factorial(i) for i in range(7)), "ENTRYWISE"),
+    (lambda K: sum(np.linalg.matrix_power(K, i) / math.factorial(i) for i in range(7)),
+     "ENTRYWISE"),
     (lambda K: sum(K**i / math.factorial(i) for i in range(1, 7)), "start at i = 0"),
     (lambda K: sum(K**i / math.factorial(i) for i in range(6)), "off by one"),
     (lambda K: sum(K**i for i in range(7)), "1 / i!"),
@@ -99,7 +101,8 @@ def test_exp_series_diagnoses_mistakes(gram, make, match):
 # Matern
 # --------------------------------------------------------------------------- #
 def _sk(nu):
-    return lambda r, ell: Matern(length_scale=ell, nu=nu)(np.asarray(r)[:, None], np.zeros((1, 1)))[:, 0]
+    return lambda r, ell: Matern(length_scale=ell, nu=nu)(np.asarray(r)[:, None],
+                                                          np.zeros((1, 1)))[:, 0]
 
 
 def test_matern_accepts_scikit_learn(capsys):

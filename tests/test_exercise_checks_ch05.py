@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import _exercise_cells as notebook
 import numpy as np
 import pytest
 
-import _exercise_cells as notebook
 from kmlib import kernels, rkhs
 from kmlib.exercises import ch05
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import _exercise_cells as notebook
 import numpy as np
 import pytest
 from scipy import optimize
 from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
 
-import _exercise_cells as notebook
 from kmlib import kernels
 from kmlib import representer as rep
 from kmlib.exercises import ch06

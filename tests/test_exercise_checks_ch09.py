@@ -13,10 +13,10 @@ import math
 import re
 from pathlib import Path
 
+import _exercise_cells as notebook
 import numpy as np
 import pytest
 
-import _exercise_cells as notebook
 from kmlib import features, kernels, ridge
 from kmlib import large_scale as ls
 from kmlib.exercises import ch09
@@ -86,7 +86,8 @@ def test_prf_accepts_closed_form(capsys):
 
 @pytest.mark.parametrize("answer,match", [
     ((MEAN, VAR * 50), "divide by D"),
-    ((MEAN, math.exp(2 * X1 @ X2) * math.exp(np.sum((X1 + X2) ** 2)) / 50), "subtract the squared mean"),
+    ((MEAN, math.exp(2 * X1 @ X2) * math.exp(np.sum((X1 + X2) ** 2)) / 50),
+     "subtract the squared mean"),
     ((math.exp(0.5 * np.sum((X1 + X2) ** 2)), VAR), "omits the factor"),
     ((MEAN, VAR * 2), "does not match"),
     ((MEAN, None), "is None"),
@@ -133,7 +134,9 @@ def test_nystroem_rejects_mistakes():
 # choosing D
 # --------------------------------------------------------------------------- #
 LOGT = math.log(2 * 1000**2 / 0.01)
-D_OK, EPS_OK, DPH_OK = math.ceil(2 / 0.05**2 * LOGT), math.sqrt(2 * LOGT / 5000), math.ceil(8 / 0.05**2 * LOGT)
+D_OK = math.ceil(2 / 0.05**2 * LOGT)
+EPS_OK = math.sqrt(2 * LOGT / 5000)
+DPH_OK = math.ceil(8 / 0.05**2 * LOGT)
 
 
 def test_choose_D_accepts_formula(capsys):

@@ -13,12 +13,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import _exercise_cells as notebook
 import numpy as np
 import pytest
 from scipy import linalg
 from scipy.spatial.distance import cdist
 
-import _exercise_cells as notebook
 from kmlib.exercises import ch10
 
 pytestmark = pytest.mark.filterwarnings("error")
@@ -44,7 +44,8 @@ def table():
 
 
 def test_candidate_verdicts_follow_the_theory(table):
-    """Closed-form reasoning: |.|^1.5, max and log(1 + r^2) are NDS; ^4, min and e^|.| - 1 are not."""
+    """Closed-form reasoning: |.|^1.5, max and log(1 + r^2) are NDS; ^4, min and e^|.| - 1
+    are not."""
     _, nds = table
     assert nds.tolist() == [True, False, False, True, True, False]
 
