@@ -428,7 +428,8 @@ def filter_factors(s: Any, lam: float, kind: str) -> np.ndarray:
     """
     s = np.asarray(s, dtype=float)
     if not np.all(np.isfinite(s)) or np.any(s < 0):
-        raise ValueError("s must contain finite singular values >= 0; got a negative or non-finite value")
+        raise ValueError("s must contain finite singular values >= 0; "
+                         "got a negative or non-finite value")
     lam = check_lam(lam)
     if kind not in FILTERS:
         raise ValueError(f"kind must be one of {FILTERS}; got {kind!r}")

@@ -72,9 +72,12 @@ _LIMITED = False     # True while an outer call already holds the one-thread lim
 
 
 def _one_blas_thread(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Run ``func`` with one BLAS thread: its many small factorisations gain nothing from
-    threading and lose a factor of ten or more to thread spinning on a busy machine.
-    Nested calls reuse the outer limit (setting one costs milliseconds)."""
+    """Run ``func`` with one BLAS thread.
+
+    Its many small factorisations gain nothing from threading and lose a factor of ten or
+    more to thread spinning on a busy machine. Nested calls reuse the outer limit (setting
+    one costs milliseconds).
+    """
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         global _LIMITED
@@ -249,7 +252,10 @@ def sobolev_mspe(x: Any, f0: Any, sigma2: float, lam: Any) -> Any:
 
 
 def rate_lambda(n: Any, sigma2: float) -> Any:
-    r"""The penalty :math:`\lambda = n(\sigma^2/n)^{2/3}`, i.e. :math:`\gamma_n = (\sigma^2/n)^{2/3}`."""
+    r"""The penalty :math:`\lambda = n(\sigma^2/n)^{2/3}`.
+
+    That is, :math:`\gamma_n = (\sigma^2/n)^{2/3}`.
+    """
     sigma2 = check_positive(sigma2, "sigma2")
     n_arr = np.asarray(n, dtype=float)
     if np.any(n_arr < 1):
@@ -390,8 +396,11 @@ def power_min_sum(gamma: Any, c: float, p: float, shift: float = 0.0) -> Any:
 
 
 def sobolev_sum_bound(gamma: Any) -> Any:
-    r"""The bound :math:`\sqrt\gamma/\pi + \gamma/2` on :math:`\sum_j\min(\mu_j/4, \gamma)`
-    for the Sobolev spectrum :math:`\mu_j = 4/(\pi^2(2j - 1)^2)`."""
+    r"""The bound :math:`\sqrt\gamma/\pi + \gamma/2` on the Sobolev effective dimension.
+
+    The bound is on :math:`\sum_j\min(\mu_j/4, \gamma)` for the Sobolev spectrum
+    :math:`\mu_j = 4/(\pi^2(2j - 1)^2)`.
+    """
     g, scalar = _lam_grid(gamma, "gamma")
     out = np.sqrt(g) / np.pi + g / 2.0
     return float(out[0]) if scalar else out

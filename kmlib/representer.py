@@ -422,17 +422,19 @@ class SplineKernelRidge:
         """Evaluate the fitted function at points ``X`` in [0, 1]."""
         check_fitted(self, "dual_coef_")
         X = check_matrix(X, "X")
-        return self._kernel()(X, self.X_fit_) @ self.dual_coef_ + self._null_basis(X) @ self.null_coef_
+        return (self._kernel()(X, self.X_fit_) @ self.dual_coef_
+                + self._null_basis(X) @ self.null_coef_)
 
     def __repr__(self) -> str:
         return f"SplineKernelRidge(order={self.order!r}, lam={self.lam!r})"
 
 
 def linear_smoothing_spline(x: Any, y: Any, lam: float) -> np.ndarray:
-    r"""Fitted values of :math:`\min_f \sum_i (y_i - f(x_i))^2 + \lambda\int f'^2`, by a banded solve.
+    r"""Fitted values of the linear smoothing spline, by a banded solve.
 
-    The minimiser is piecewise linear between the sorted data points and constant
-    outside, so with :math:`g_i = f(x_{(i)})` the penalty is
+    The spline minimises :math:`\sum_i (y_i - f(x_i))^2 + \lambda\int f'^2`. The minimiser
+    is piecewise linear between the sorted data points and constant outside, so with
+    :math:`g_i = f(x_{(i)})` the penalty is
     :math:`\sum_i (g_{i+1} - g_i)^2 / (x_{(i+1)} - x_{(i)})` and the fitted values solve
     the tridiagonal system :math:`(I + \lambda L) g = y` with the weighted path-graph
     Laplacian :math:`L`.  This is an independent route to :class:`SplineKernelRidge`
@@ -480,10 +482,11 @@ def linear_smoothing_spline(x: Any, y: Any, lam: float) -> np.ndarray:
 # ---------------------------------------------------------------------------
 def gaussian_linear_posterior(Phi: Any, y: Any, noise_var: float,
                               prior_var: float) -> tuple[np.ndarray, np.ndarray]:
-    r"""Posterior of :math:`\beta` given :math:`y \sim N(\Phi\beta, \sigma^2 I)`, :math:`\beta\sim N(0, \sigma_\beta^2 I)`.
+    r"""Posterior of :math:`\beta` in the Gaussian linear model.
 
-    Computed from the posterior precision
-    :math:`\Phi^\top\Phi/\sigma^2 + I/\sigma_\beta^2` (one Cholesky factor):
+    The model is :math:`y \sim N(\Phi\beta, \sigma^2 I)` with prior
+    :math:`\beta\sim N(0, \sigma_\beta^2 I)`. The posterior is computed from the posterior
+    precision :math:`\Phi^\top\Phi/\sigma^2 + I/\sigma_\beta^2` (one Cholesky factor):
     mean :math:`(\Phi^\top\Phi/\sigma^2 + I/\sigma_\beta^2)^{-1}\Phi^\top y/\sigma^2`,
     covariance the inverse precision.
 

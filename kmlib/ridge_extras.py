@@ -62,7 +62,8 @@ def mse_order_crossing(X: Any, beta0: Any, sigma2: float, *, xtol: float = 1e-12
         lo, hi = hi, 2.0 * hi
         if hi > max_factor * thr:
             raise ValueError(f"max_factor: got {max_factor:g}; no sign change of the smallest "
-                             "eigenvalue below max_factor times the threshold; expected a larger value")
+                             "eigenvalue below max_factor times the threshold; "
+                             "expected a larger value")
     while hi - lo > xtol * hi:
         mid = 0.5 * (lo + hi)
         lo, hi = (mid, hi) if min_eig(mid) > 0 else (lo, mid)
