@@ -203,13 +203,15 @@ def check_wls_gap(gap_eigs: Any, X: Any, w: Any, sigma2: float) -> None:
     CC, A_w = _wls_reference(X, w, float(sigma2))
     ref = np.linalg.eigvalsh(CC)
     scale = max(1.0, np.abs(ref).max())
-    if np.allclose(g, ref[::-1], rtol=1e-6, atol=1e-10 * scale) and not np.allclose(g, ref, rtol=1e-6):
+    if (np.allclose(g, ref[::-1], rtol=1e-6, atol=1e-10 * scale)
+            and not np.allclose(g, ref, rtol=1e-6)):
         raise AssertionError("list the eigenvalues in ascending order (np.linalg.eigvalsh does)")
     if np.all(g < 0):
         raise AssertionError("all eigenvalues are negative: you computed Var(OLS) - Var(A_W Y); "
                              "the theorem compares them the other way round")
     A_wrong = np.linalg.solve(X.T @ (X / w[:, None]), X.T / w)       # weights inverted
-    bad = np.linalg.eigvalsh(float(sigma2) * (A_wrong @ A_wrong.T) - float(sigma2) * np.linalg.inv(X.T @ X))
+    bad = np.linalg.eigvalsh(float(sigma2) * (A_wrong @ A_wrong.T)
+                             - float(sigma2) * np.linalg.inv(X.T @ X))
     if np.allclose(g, bad, rtol=1e-6, atol=1e-10 * scale):
         raise AssertionError("these belong to the weights 1/w: W = diag(w) multiplies, "
                              "A_W = (X^T W X)^{-1} X^T W")
@@ -234,7 +236,8 @@ def check_worst_direction(a_worst: Any, X: Any, w: Any, sigma2: float) -> None:
     ev = np.linalg.eigvalsh(CC)
     gain = float(a @ CC @ a)
     if gain < ev[-1] * (1 - 1e-8) - 1e-14:
-        hint = " (that is the direction of least inflation)" if gain <= ev[0] * (1 + 1e-8) + 1e-14 else ""
+        least = gain <= ev[0] * (1 + 1e-8) + 1e-14
+        hint = " (that is the direction of least inflation)" if least else ""
         raise AssertionError("along a_worst the variance grows less than along the top "
                              f"eigenvector of the gap{hint}")
     print("Correct: a_worst is the direction in which weighting hurts most.")

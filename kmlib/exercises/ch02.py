@@ -228,9 +228,11 @@ def check_loo_gcv(loo: Any, gcv: Any, Z: Any, y: Any, lams: Any) -> None:
 # --------------------------------------------------------------------------- #
 def _screened_cv_reference(X: np.ndarray, y: np.ndarray, n_keep: int, lam: float,
                            v: int, inside: bool) -> float:
-    """Screening by |Pearson correlation| (np.corrcoef), then scikit-learn's Ridge on columns
-    scaled to unit variance with an intercept: the same estimator as RidgeRegression, fitted by
-    another library."""
+    """CV error of screening by |Pearson correlation| (np.corrcoef), then ridge.
+
+    The ridge is scikit-learn's Ridge on columns scaled to unit variance with an intercept:
+    the same estimator as RidgeRegression, fitted by another library.
+    """
     from sklearn.linear_model import Ridge
 
     def keep(rows: np.ndarray) -> np.ndarray:
@@ -250,22 +252,29 @@ def _screened_cv_reference(X: np.ndarray, y: np.ndarray, n_keep: int, lam: float
 
 def check_screened_cv(cv_wrong: Any, cv_right: Any, X: Any, y: Any, n_keep: int, lam: float,
                       v: int = 5) -> None:
-    """Check the CV errors of "screen ``n_keep`` columns, then ridge", screened once on all the
-    data (``cv_wrong``) and inside every fold (``cv_right``), with ``KFold(v, seed=0)`` folds."""
+    """Check the CV errors of "screen ``n_keep`` columns, then ridge".
+
+    The columns are screened once on all the data (``cv_wrong``) and inside every fold
+    (``cv_right``), with ``KFold(v, seed=0)`` folds.
+    """
     X, y = _data(X, y)
     a = answer_scalar(cv_wrong, "cv_wrong")
     b = answer_scalar(cv_right, "cv_right")
     ref_w = _screened_cv_reference(X, y, n_keep, lam, v, inside=False)
     ref_r = _screened_cv_reference(X, y, n_keep, lam, v, inside=True)
-    close = lambda u, r: abs(u - r) <= 1e-6 * abs(r)
+
+    def close(u: float, r: float) -> bool:
+        return abs(u - r) <= 1e-6 * abs(r)
+
     if close(a, ref_r) and close(b, ref_w):
         raise AssertionError("the two values are swapped: cv_wrong screens once on all the data, "
                              "cv_right screens again on the training part of every fold")
     if not close(a, ref_w):
-        raise AssertionError("cv_wrong is off: screen the columns once with all n points, keep them "
-                             "fixed, then cross-validate ridge (intercept, standardised columns) "
-                             "with KFold(v, seed=0)")
+        raise AssertionError("cv_wrong is off: screen the columns once with all n points, "
+                             "keep them fixed, then cross-validate ridge (intercept, "
+                             "standardised columns) with KFold(v, seed=0)")
     if not close(b, ref_r):
         raise AssertionError("cv_right is off: inside each fold, choose the columns with the "
                              "training rows only, then fit and predict as before")
-    print("Correct: screening outside the folds reports a much smaller error than screening inside.")
+    print("Correct: screening outside the folds reports a much smaller error than "
+          "screening inside.")

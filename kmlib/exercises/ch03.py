@@ -43,7 +43,9 @@ def _close(a: float, b: float, rtol: float) -> bool:
 # primal and dual condition numbers
 # --------------------------------------------------------------------------- #
 def check_condition_numbers(kappa_P: Any, kappa_D: Any, Phi: Any, lam: float) -> None:
-    """Check the 2-norm condition numbers of ``H_P = Phi^T Phi + lam I`` and ``H_D = Phi Phi^T + lam I``.
+    """Check the 2-norm condition numbers of the primal and dual ridge matrices.
+
+    They are ``H_P = Phi^T Phi + lam I`` and ``H_D = Phi Phi^T + lam I``.
 
     Reference: the closed forms from the singular values of ``Phi`` -- the smaller
     matrix has condition number ``(s_1^2 + lam) / (s_min^2 + lam)``, the larger one
@@ -67,15 +69,16 @@ def check_condition_numbers(kappa_P: Any, kappa_D: Any, Phi: Any, lam: float) ->
     for k, name in ((kP, "kappa_P"), (kD, "kappa_D")):
         if _close(k, plain, 1e-6) or _close(k, plain**2, 1e-6):
             raise AssertionError(f"{name} looks like the condition number of Phi (or Phi^T Phi) "
-                                 "without the shift: add lam I before taking the ratio of eigenvalues")
+                                 "without the shift: add lam I before taking the ratio of "
+                                 "eigenvalues")
     for k, ref, name, size in ((kP, ref_P, "kappa_P", M), (kD, ref_D, "kappa_D", n)):
         if not _close(k, ref, 1e-6):
             hint = ""
             if size > min(n, M):
                 hint = (f"; this {size} x {size} matrix has rank(Phi) = {min(n, M)} < {size}, so "
                         "some of its eigenvalues equal lam exactly")
-            raise AssertionError(f"{name} is not the ratio of the largest to the smallest eigenvalue "
-                                 f"of its matrix{hint}")
+            raise AssertionError(f"{name} is not the ratio of the largest to the smallest "
+                                 f"eigenvalue of its matrix{hint}")
     print(f"Correct: kappa(H_P) = {ref_P:.4g} and kappa(H_D) = {ref_D:.4g} for a {n} x {M} Phi.")
 
 
@@ -83,7 +86,10 @@ def check_condition_numbers(kappa_P: Any, kappa_D: Any, Phi: Any, lam: float) ->
 # monomial counts
 # --------------------------------------------------------------------------- #
 def _count_by_polynomial(d: int, p: int) -> int:
-    """Number of (j_1..j_d) >= 0 with sum <= p: coefficients of (1 + t + ... + t^p)^d up to t^p."""
+    """Number of (j_1..j_d) >= 0 with sum <= p.
+
+    Counted as the coefficients of (1 + t + ... + t^p)^d up to t^p.
+    """
     counts = [1] + [0] * p
     for _ in range(d):
         run, new = 0, []
@@ -102,20 +108,22 @@ def check_monomial_counts(D_table: Any, pairs: Any) -> None:
     """
     pairs = [(int(d), int(p)) for d, p in pairs]
     vals = answer_array(D_table, "D_table", (len(pairs),))
-    for v, (d, p) in zip(vals, pairs):
+    for v, (d, p) in zip(vals, pairs, strict=True):
         ref = _count_by_polynomial(d, p)
         if v == ref:
             continue
         if v == special.comb(d + p - 1, p, exact=True):
-            raise AssertionError(f"for (d, p) = ({d}, {p}) you counted the monomials of degree exactly p; "
-                                 "the kernel (x^T x' + 1)^p also contains all lower degrees")
+            raise AssertionError(f"for (d, p) = ({d}, {p}) you counted the monomials of degree "
+                                 "exactly p; the kernel (x^T x' + 1)^p also contains all lower "
+                                 "degrees")
         if v == p**d or v == (p + 1) ** d:
-            raise AssertionError(f"for (d, p) = ({d}, {p}) your value is a power (p^d or (p+1)^d), an "
-                                 "order of growth, not the exact count")
+            raise AssertionError(f"for (d, p) = ({d}, {p}) your value is a power (p^d or "
+                                 "(p+1)^d), an order of growth, not the exact count")
         if v == special.comb(2 * d, d, exact=True):
             raise AssertionError(f"for (d, p) = ({d}, {p}) your value is the count for d = p = {d}")
-        raise AssertionError(f"the count for (d, p) = ({d}, {p}) is wrong; count the exponent vectors "
-                             "(j_0, j_1, ..., j_d) of non-negative integers with sum exactly p")
+        raise AssertionError(f"the count for (d, p) = ({d}, {p}) is wrong; count the exponent "
+                             "vectors (j_0, j_1, ..., j_d) of non-negative integers with sum "
+                             "exactly p")
     print(f"Correct: all {len(pairs)} feature dimensions are C(d + p, p).")
 
 
@@ -138,9 +146,9 @@ def check_pinv_dual(w_dual: Any, Phi: Any, y: Any) -> None:
     res_ref = np.linalg.norm(y - Phi @ ref)
     res_w = np.linalg.norm(y - Phi @ w)
     if res_w <= res_ref * (1 + 1e-7) + 1e-10:
-        raise AssertionError("w_dual minimises the residual but is not the minimum-norm minimiser: it "
-                             "has a component in the null space of Phi. Keep w in the row space, "
-                             "w = Phi^T a")
+        raise AssertionError("w_dual minimises the residual but is not the minimum-norm "
+                             "minimiser: it has a component in the null space of Phi. Keep w in "
+                             "the row space, w = Phi^T a")
     if np.allclose(Phi @ w, 0, atol=1e-8) or not np.all(np.isfinite(w)):
         raise AssertionError("w_dual does not fit the data; did you multiply by Phi^T at the end?")
     raise AssertionError("w_dual does not minimise ||y - Phi w||; both Gram matrices are singular "
@@ -172,7 +180,8 @@ def check_gaussian_terms(M_min: Any, r: float = 2.0, tol: float = 1e-10) -> None
                              "falls below the tolerance earlier")
     if abs(int(v) - ref) == 1:
         raise AssertionError("off by one: M counts the coordinates m = 0, 1, ..., M-1")
-    raise AssertionError("M_min is not the first M whose worst error on the grid is below the tolerance")
+    raise AssertionError("M_min is not the first M whose worst error on the grid is below the "
+                         "tolerance")
 
 
 # --------------------------------------------------------------------------- #
@@ -207,9 +216,10 @@ def check_cutoff(w_cut: Any, Phi: Any, y: Any, lam: float) -> None:
         raise AssertionError("that is the plain pseudoinverse: no singular value was cut")
     ridge = Vt.T @ (s / (s**2 + lam) * (U.T @ y))
     if np.linalg.norm(w - ridge) <= tol:
-        raise AssertionError("that is ridge regression (filter sigma / (sigma^2 + lam)); the cut-off "
-                             "uses 1/sigma for the kept directions and 0 for the others")
-    raise AssertionError("w_cut is not V g(S) U^T y with g(sigma) = 1/sigma for sigma > lam and 0 otherwise")
+        raise AssertionError("that is ridge regression (filter sigma / (sigma^2 + lam)); the "
+                             "cut-off uses 1/sigma for the kept directions and 0 for the others")
+    raise AssertionError("w_cut is not V g(S) U^T y with g(sigma) = 1/sigma for sigma > lam "
+                         "and 0 otherwise")
 
 
 # --------------------------------------------------------------------------- #
@@ -229,13 +239,16 @@ def check_kernel_predictions(f_new: Any, X: Any, y: Any, X_new: Any, lam: float)
     ref = polynomial_features(X_new, 2) @ primal_ridge(polynomial_features(X, 2), y, lam)
     tol = 1e-7 * (1 + np.abs(ref).max())
     if np.abs(f - ref).max() <= tol:
-        print(f"Correct: the dual predictions match ridge on the {polynomial_features(X[:1], 2).shape[1]} "
-              "explicit features.")
+        n_feat = polynomial_features(X[:1], 2).shape[1]
+        print(f"Correct: the dual predictions match ridge on the {n_feat} explicit features.")
         return
     Phi = polynomial_features(X, 2)
     least_squares = polynomial_features(X_new, 2) @ np.linalg.lstsq(Phi, y, rcond=None)[0]
     if np.abs(f - least_squares).max() <= 1e-4 * (1 + np.abs(ref).max()):
-        raise AssertionError("these are the unpenalised (lam = 0) predictions; solve (K + lam I) alpha = y")
-    if np.abs(f - (1 + X_new @ X.T) @ np.linalg.solve(1 + X @ X.T + lam * np.eye(len(y)), y)).max() <= tol:
+        raise AssertionError("these are the unpenalised (lam = 0) predictions; "
+                             "solve (K + lam I) alpha = y")
+    unsquared = (1 + X_new @ X.T) @ np.linalg.solve(1 + X @ X.T + lam * np.eye(len(y)), y)
+    if np.abs(f - unsquared).max() <= tol:
         raise AssertionError("the kernel is squared: k(x, x') = (1 + x^T x')^2")
-    raise AssertionError("f_new is not v(x)^T alpha with v(x)_i = k(x, x_i) and alpha = (K + lam I)^{-1} y")
+    raise AssertionError("f_new is not v(x)^T alpha with v(x)_i = k(x, x_i) and "
+                         "alpha = (K + lam I)^{-1} y")
