@@ -1,5 +1,6 @@
-"""Checkers for the exercises of chapter 4, "Kernels: positive definiteness, closure rules and a catalogue".
+"""Checkers for the exercises of chapter 4.
 
+The chapter is "Kernels: positive definiteness, closure rules and a catalogue".
 The sheet is ``exercises/04_kernels.md``.  Every checker recomputes the answer by a
 route different from the one the exercise asks for: the Jaccard Gram matrix by
 min-hashing over all orderings of the ground set, the exponential series through
@@ -64,7 +65,8 @@ def check_jaccard_gram(K_jac: Any, S: Any) -> None:
         )
     both = union > 0
     if np.allclose(K[both], (union / np.maximum(inter, 1))[both], rtol=1e-8):
-        raise AssertionError("you computed |A ∪ B| / |A ∩ B|; the Jaccard index is |A ∩ B| / |A ∪ B|")
+        raise AssertionError("you computed |A ∪ B| / |A ∩ B|; "
+                             "the Jaccard index is |A ∩ B| / |A ∪ B|")
     if not np.allclose(K, K.T, atol=1e-12):
         raise AssertionError("K_jac is not symmetric; entry (i, j) must use the sets i and j only")
     sizes = A.sum(axis=1)
@@ -105,7 +107,8 @@ def check_exp_series(K_series: Any, K: Any, m: int) -> None:
     if np.allclose(S, ref - 1.0, rtol=1e-8, atol=1e-10):
         raise AssertionError("the series must start at i = 0 (the constant term 1)")
     if np.allclose(S, np.exp(Kg), rtol=1e-10):
-        raise AssertionError(f"that is exp(K) itself; the exercise asks for the partial sum up to i = {m}")
+        raise AssertionError("that is exp(K) itself; "
+                             f"the exercise asks for the partial sum up to i = {m}")
     no_fact = sum(Kg**i for i in range(m + 1))
     if np.allclose(S, no_fact, rtol=1e-8):
         raise AssertionError("the coefficients of the exponential series are 1 / i!")
@@ -156,7 +159,8 @@ def check_matern(matern32: Callable, matern52: Callable) -> None:
                 raise AssertionError(f"{name}(0, ell) must be 1: the kernel is normalised at r = 0")
             other = _matern_bessel(r, 4.0 - nu, ell)
             if np.allclose(v, other, rtol=1e-8, atol=1e-12):
-                raise AssertionError(f"{name} computes the other Matern kernel (3/2 and 5/2 swapped)")
+                raise AssertionError(f"{name} computes the other Matern kernel "
+                                     "(3/2 and 5/2 swapped)")
             t = r / ell
             if np.allclose(v, (1 + t) * np.exp(-t), rtol=1e-8) or np.allclose(
                     v, (1 + t + t**2 / 3) * np.exp(-t), rtol=1e-8):
@@ -169,7 +173,8 @@ def check_matern(matern32: Callable, matern52: Callable) -> None:
                 f"{name}(r, ell) differs from the Bessel-function formula for ell = {ell}; "
                 f"substitute the half-integer closed form of K_nu with nu = {nu}"
             )
-    print("Correct: both closed forms agree with the Bessel-function formula for two length scales.")
+    print("Correct: both closed forms agree with the Bessel-function formula "
+          "for two length scales.")
 
 
 # --------------------------------------------------------------------------- #
@@ -217,7 +222,9 @@ def _candidate(a: float, b: float) -> float:
 
 
 def check_violation(X_bad: Any, threshold: float = -1e-3) -> None:
-    """Check that the points ``X_bad`` give ``exp(-(x - x')^4)`` a Gram eigenvalue below ``threshold``.
+    """Check that ``exp(-(x - x')^4)`` is not positive definite on the points ``X_bad``.
+
+    The Gram matrix of ``X_bad`` must have an eigenvalue below ``threshold``.
 
     Reference: the Gram matrix built entry by entry in a double loop, and its
     smallest eigenvalue from ``numpy.linalg.eigvalsh``.
