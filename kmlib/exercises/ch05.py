@@ -1,4 +1,6 @@
-"""Checkers for the exercises of chapter 5, "Reproducing kernel Hilbert spaces" (``exercises/05_rkhs.md``).
+"""Checkers for the exercises of chapter 5, "Reproducing kernel Hilbert spaces".
+
+The sheet is ``exercises/05_rkhs.md``.
 
 Every checker recomputes the answer by a route different from the one the
 exercise suggests (a minimum-norm least-squares representation instead of a
@@ -53,11 +55,13 @@ def check_finite_norm(norm2_f: Any, K: Any, f: Any) -> None:
         raise AssertionError("that is the Euclidean norm f^T f; the RKHS norm weights f by K^+")
     if _close(v, float(f @ K @ f)):
         raise AssertionError("f^T K f is the norm of the expansion with coefficients f; "
-                             "here f holds the VALUES, so use f^T K^+ f (or alpha^T K alpha with K alpha = f)")
+                             "here f holds the VALUES, so use f^T K^+ f "
+                             "(or alpha^T K alpha with K alpha = f)")
     if _close(v, float(np.sqrt(max(ref, 0.0)))):
         raise AssertionError("norm2_f is the squared norm; do not take the square root")
-    raise AssertionError("norm2_f is not f^T K^+ f; compute K^+ with np.linalg.pinv (K is singular, "
-                         "so np.linalg.inv is not an option) or solve K alpha = f by least squares")
+    raise AssertionError("norm2_f is not f^T K^+ f; compute K^+ with np.linalg.pinv "
+                         "(K is singular, so np.linalg.inv is not an option) "
+                         "or solve K alpha = f by least squares")
 
 
 def check_finite_membership(g_in_rkhs: Any, K: Any, g: Any) -> None:
@@ -74,7 +78,8 @@ def check_finite_membership(g_in_rkhs: Any, K: Any, g: Any) -> None:
     alpha = np.linalg.lstsq(K, g, rcond=None)[0]
     inside = bool(np.linalg.norm(K @ alpha - g) <= 1e-8 * max(1.0, np.linalg.norm(g)))
     if bool(g_in_rkhs) != inside:
-        raise AssertionError("wrong: a vector is in the RKHS exactly when it is K alpha for some alpha; "
+        raise AssertionError("wrong: a vector is in the RKHS exactly when it is K alpha "
+                             "for some alpha; "
                              "compare g with its projection K K^+ g onto the column space")
     print("Correct: membership in the RKHS is membership in the column space of K.")
 
@@ -105,17 +110,23 @@ def check_projection(c: Any, norm2_f: Any, norm2_res: Any, kernel: Any, X: Any,
     nf_ref, nr_ref = float(f_vec @ f_vec), float(res @ res)
     if not _close(nf, nf_ref, 1e-7):
         if _close(nf, float(alpha @ alpha), 1e-7):
-            raise AssertionError("norm2_f is alpha^T alpha; the RKHS norm of an expansion is alpha^T K alpha")
-        raise AssertionError("norm2_f is not the squared RKHS norm of f; use alpha^T k(X, X) alpha")
+            raise AssertionError("norm2_f is alpha^T alpha; "
+                                 "the RKHS norm of an expansion is alpha^T K alpha")
+        raise AssertionError("norm2_f is not the squared RKHS norm of f; "
+                             "use alpha^T k(X, X) alpha")
     if not np.allclose(cv, c_ref, rtol=1e-6, atol=1e-8 * max(1.0, np.abs(c_ref).max())):
         if np.allclose(cv, np.asarray(kernel(Z, X)) @ alpha, rtol=1e-6):
-            raise AssertionError("c holds the values f(z_j); the coefficients solve k(Z, Z) c = f(Z)")
-        raise AssertionError("c is not the projection: require <f - Pf, k(., z_l)> = 0 for every l, "
+            raise AssertionError("c holds the values f(z_j); "
+                                 "the coefficients solve k(Z, Z) c = f(Z)")
+        raise AssertionError("c is not the projection: "
+                             "require <f - Pf, k(., z_l)> = 0 for every l, "
                              "which reads k(Z, Z) c = k(Z, X) alpha")
     if not _close(nr, nr_ref, 1e-6):
         if _close(nr, nf_ref + float(c_ref @ kernel(Z, Z) @ c_ref), 1e-6):
-            raise AssertionError("norm2_res: by Pythagoras ||f - Pf||^2 = ||f||^2 - ||Pf||^2, a difference")
-        raise AssertionError("norm2_res is not ||f - Pf||^2; expand the residual over the points X and Z "
+            raise AssertionError("norm2_res: by Pythagoras ||f - Pf||^2 = ||f||^2 - ||Pf||^2, "
+                                 "a difference")
+        raise AssertionError("norm2_res is not ||f - Pf||^2; "
+                             "expand the residual over the points X and Z "
                              "with coefficients (alpha, -c)")
     print("Correct: the projection interpolates f at Z and Pythagoras holds.")
 
@@ -124,8 +135,9 @@ def check_projection(c: Any, norm2_f: Any, norm2_res: Any, kernel: Any, X: Any,
 # Mercer's eigenvalues of min(x, x') from a grid
 # --------------------------------------------------------------------------- #
 def check_mercer_grid(ev: Any, n: int, J: int) -> None:
-    """Check the ``J`` largest eigenvalues of ``K/n``, ``K_ik = min(x_i, x_k)``, ``x_i = (i - 1/2)/n``.
+    """Check the ``J`` largest eigenvalues of ``K/n`` for min(x, x') on a midpoint grid.
 
+    Here ``K_ik = min(x_i, x_k)`` and ``x_i = (i - 1/2)/n``.
     References: a dense symmetric eigensolver on the checker's own grid, and
     the closed form ``mu_j = 4 / (pi^2 (2j - 1)^2)``, which the values must
     approach to within ``1 / n^2``.
@@ -136,15 +148,18 @@ def check_mercer_grid(ev: Any, n: int, J: int) -> None:
     mu = sobolev_eigenvalues(np.arange(1, J + 1))
     if np.allclose(e, ref, rtol=1e-9):
         assert np.all(np.abs(ref - mu) <= 1.0 / n**2)
-        print(f"Correct: the grid eigenvalues match 4 / (pi^2 (2j - 1)^2) to within 1/n^2 = {1 / n**2:.0e}.")
+        print("Correct: the grid eigenvalues match 4 / (pi^2 (2j - 1)^2) "
+              f"to within 1/n^2 = {1 / n**2:.0e}.")
         return
     if np.allclose(np.sort(e), np.sort(ref), rtol=1e-9):
         raise AssertionError("list the eigenvalues in decreasing order, largest first")
     if np.allclose(e, n * ref, rtol=1e-9):
-        raise AssertionError("these are eigenvalues of K; the integral operator is approximated by K / n")
+        raise AssertionError("these are eigenvalues of K; "
+                             "the integral operator is approximated by K / n")
     xe = np.arange(1, n + 1) / n
     if np.allclose(e, np.linalg.eigvalsh(np.minimum.outer(xe, xe) / n)[::-1][:J], rtol=1e-9):
-        raise AssertionError("use the midpoints x_i = (i - 1/2) / n, not the right end points i / n")
+        raise AssertionError("use the midpoints x_i = (i - 1/2) / n, "
+                             "not the right end points i / n")
     raise AssertionError("ev are not the largest eigenvalues of K / n on the midpoint grid")
 
 
@@ -164,10 +179,13 @@ def check_sobolev1_norm(norm2: Any, x: Any, alpha: Any) -> None:
         print("Correct: the exact integral of f'^2 is alpha^T K alpha.")
         return
     if _close(v, float(alpha @ alpha), 1e-9):
-        raise AssertionError("alpha^T alpha is not the norm: f' on (x_(k-1), x_(k)) is the sum of alpha_i "
+        raise AssertionError("alpha^T alpha is not the norm: "
+                             "f' on (x_(k-1), x_(k)) is the sum of alpha_i "
                              "over the centres to the RIGHT of u")
     if abs(v - ref) < 0.05 * max(1.0, abs(ref)):
-        raise AssertionError("close but not exact: f'^2 is constant between sorted centres, so integrate "
+        raise AssertionError("close but not exact: "
+                             "f'^2 is constant between sorted centres, so integrate "
                              "piece by piece rather than on a grid")
-    raise AssertionError("norm2 is not int_0^1 f'^2: f'(u) = sum_i alpha_i 1{u < x_i} and f' = 0 after the "
+    raise AssertionError("norm2 is not int_0^1 f'^2: "
+                         "f'(u) = sum_i alpha_i 1{u < x_i} and f' = 0 after the "
                          "largest centre")
