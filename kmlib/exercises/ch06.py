@@ -1,4 +1,6 @@
-"""Checkers for the exercises of chapter 6, "The representer theorem" (``exercises/06_representer.md``).
+"""Checkers for the exercises of chapter 6, "The representer theorem".
+
+The sheet is ``exercises/06_representer.md``.
 
 Each exercise loads its data from a function here (``krr_data``, ``intercept_data``,
 ...), so that a check never depends on variables the student may have changed.
@@ -61,13 +63,16 @@ def check_krr_fitted(fitted: Any) -> None:
     K = X @ X.T
     ref = X @ np.linalg.solve(X.T @ X + KRR_LAM * np.eye(X.shape[1]), X.T @ y)
     if _close(f, ref):
-        print("Correct: K alpha equals the fitted values of primal ridge, whichever alpha you took.")
+        print("Correct: K alpha equals the fitted values of primal ridge, "
+              "whichever alpha you took.")
         return
     alpha_dual = np.linalg.solve(K + KRR_LAM * np.eye(len(y)), y)
     if _close(f, alpha_dual):
-        raise AssertionError("`fitted` looks like the coefficients alpha; the fitted values are K @ alpha")
+        raise AssertionError("`fitted` looks like the coefficients alpha; "
+                             "the fitted values are K @ alpha")
     if _close(f, X @ np.linalg.lstsq(X, y, rcond=None)[0]):
-        raise AssertionError("`fitted` are least-squares fitted values: the penalty lam seems to be missing")
+        raise AssertionError("`fitted` are least-squares fitted values: "
+                             "the penalty lam seems to be missing")
     raise AssertionError(
         "`fitted` is not K alpha for a minimiser of ||y - K alpha||^2 + lam alpha^T K alpha; "
         "any solution of (K^2 + lam K) alpha = K y will do"
@@ -108,7 +113,8 @@ def check_intercept(alpha: Any, mu: Any) -> None:
             "(the kernel part need not average to zero over the data): solve the bordered system"
         )
     if abs(m) < 1e-12:
-        raise AssertionError("`mu` is 0: the intercept must be fitted, unpenalised, alongside alpha")
+        raise AssertionError("`mu` is 0: the intercept must be fitted, unpenalised, "
+                             "alongside alpha")
     if abs(a.sum()) > 1e-6 * (1 + np.abs(a).sum()):
         raise AssertionError(
             "your alpha does not sum to zero; the optimality condition for the unpenalised "
@@ -179,7 +185,8 @@ def check_map(lam_map: Any, beta_map: Any) -> None:
     if abs(lam - np.sqrt(s2 / sb2)) < 1e-9:
         raise AssertionError("lam_map is a ratio of standard deviations; use variances")
     if abs(lam - s2 / sb2) > 1e-9 * s2 / sb2:
-        raise AssertionError("lam_map is not the ratio that makes the negative log-posterior a ridge objective")
+        raise AssertionError("lam_map is not the ratio that makes the negative log-posterior "
+                             "a ridge objective")
     ref = sb2 * Phi.T @ np.linalg.solve(sb2 * Phi @ Phi.T + s2 * np.eye(len(y)), y)
     if not _close(b, ref):
         raise AssertionError(
@@ -229,7 +236,8 @@ def check_poisson(alpha_pois: Any) -> None:
         return
     resid = np.exp(np.clip(eta, -50, 50)) - y + 2 * POISSON_LAM * a
     raise AssertionError(
-        "alpha_pois is not a minimiser: the optimality condition exp(K alpha) - y + 2 lam alpha = 0 "
+        "alpha_pois is not a minimiser: "
+        "the optimality condition exp(K alpha) - y + 2 lam alpha = 0 "
         f"fails (its largest entry has size {np.abs(resid).max():.2g}); did you reach convergence?"
     )
 
@@ -268,4 +276,5 @@ def check_linear_spline(f_hat: Any) -> None:
             "the residuals y - f_hat do not sum to zero, which the unpenalised constant forces; "
             "check the bordered system"
         )
-    raise AssertionError("f_hat is not the fitted values K alpha + c; check the kernel min(x, x') and lam")
+    raise AssertionError("f_hat is not the fitted values K alpha + c; "
+                         "check the kernel min(x, x') and lam")
