@@ -1,7 +1,8 @@
-"""Experiments and estimators for the chapter "Large-scale kernel machines: random features and Nystrom".
+"""Experiments and estimators for the chapter on large-scale kernel machines.
 
-The feature maps themselves live in :mod:`kmlib.features`; this module holds what the
-chapter measures with them:
+The chapter is "Large-scale kernel machines: random features and Nystrom". The feature
+maps themselves live in :mod:`kmlib.features`; this module holds what the chapter
+measures with them:
 
 * :func:`exact_krr_cost` -- time and peak memory of exact kernel ridge regression;
 * :func:`spectral_sample`, :func:`shift_invariant_profile`, :func:`bochner_mc` -- the
@@ -200,8 +201,8 @@ def exact_krr_cost(ns: Iterable[int], *, d: int = 5, sigma: float = 1.0, lam: fl
         for n in ns:
             X = rng.standard_normal((n, d))
             y = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(n)
-            _, s = timed(lambda: _exact_krr(X, y, sigma, lam), repeats)
-            _, _, p = measure(lambda: _exact_krr(X, y, sigma, lam))
+            _, s = timed(lambda X=X, y=y: _exact_krr(X, y, sigma, lam), repeats)
+            _, _, p = measure(lambda X=X, y=y: _exact_krr(X, y, sigma, lam))
             secs.append(s)
             peaks.append(p)
     return {"n": ns, "seconds": np.array(secs), "peak_bytes": np.array(peaks, dtype=float)}
@@ -544,9 +545,9 @@ def rff_vs_nystroem(X: Any, sigma: float, sizes: Iterable[int], *,
     with _one_blas_thread():
         for i, m in enumerate(ms):
             rff = RandomFourierFeatures(sigma, m // 2, seed=int(rng.integers(2**31)))
-            Z, out["time_rff"][i] = timed(lambda: rff.fit_transform(X), repeats=2)
+            Z, out["time_rff"][i] = timed(lambda rff=rff: rff.fit_transform(X), repeats=2)
             nys = Nystroem(kern, m, seed=int(rng.integers(2**31)))
-            P, out["time_nys"][i] = timed(lambda: nys.fit_transform(X), repeats=2)
+            P, out["time_nys"][i] = timed(lambda nys=nys: nys.fit_transform(X), repeats=2)
             out["err_rff"][i] = np.linalg.norm(K - Z @ Z.T) / nK
             out["err_nys"][i] = np.linalg.norm(K - P @ P.T) / nK
     out["m"] = ms
@@ -621,7 +622,7 @@ def _moons_repetition(res: dict, s: int, seed: int, Ds: np.ndarray, n: int, nois
     for j, D in enumerate(Ds):
         rff = RandomFourierFeatures(sigma, int(D), seed=rng)
 
-        def fit() -> np.ndarray:
+        def fit(rff: RandomFourierFeatures = rff) -> np.ndarray:
             Z = rff.fit_transform(Xtr)
             method = "primal" if Z.shape[1] <= Z.shape[0] else "dual"
             return ridge(Z, ytr, lam, method=method)

@@ -134,10 +134,11 @@ def _xy(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def hard_margin(X: Any, y: Any, *, tol: float = 1e-12) -> np.ndarray:
-    r"""Hard-margin hyperplane through the origin: :math:`\min\|\beta\|^2` s.t. :math:`y_ix_i^\top\beta\ge1`.
+    r"""Hard-margin hyperplane through the origin.
 
-    Solved by sequential least-squares programming (SLSQP), a general-purpose
-    solver unrelated to SMO.  The maximal margin is :math:`1/\|\hat\beta\|`.
+    The problem :math:`\min\|\beta\|^2` s.t. :math:`y_ix_i^\top\beta\ge1` is solved by
+    sequential least-squares programming (SLSQP), a general-purpose solver unrelated to SMO.
+    The maximal margin is :math:`1/\|\hat\beta\|`.
 
     Parameters
     ----------
@@ -427,9 +428,9 @@ def poly2_features(X: Any, c: float = 1.0) -> np.ndarray:
     X = check_matrix(X, "X", allow_1d=False)
     c = check_nonnegative(c, "c")
     n, d = X.shape
-    j, l = np.triu_indices(d, k=1)
+    j, ell = np.triu_indices(d, k=1)
     return np.hstack([np.full((n, 1), c), np.sqrt(2 * c) * X, X**2,
-                      np.sqrt(2.0) * X[:, j] * X[:, l]])
+                      np.sqrt(2.0) * X[:, j] * X[:, ell]])
 
 
 def penalized_logistic(Phi: Any, y: Any, lam: float, *, tol: float = 1e-12,
@@ -552,15 +553,19 @@ class MarginBounds(NamedTuple):
 
 def margin_bounds(margin_loss: float, m: int, Lambda: float, r2: float, rho: float,
                   delta: float, trace_K: float | None = None) -> MarginBounds:
-    r"""Margin bounds for a kernel ball (Mohri, Rostamizadeh & Talwalkar 2018, Thms 5.8-5.9, Cor 6.13).
+    r"""Margin bounds for a kernel ball.
 
+    After Mohri, Rostamizadeh & Talwalkar (2018), Thms 5.8-5.9 and Cor 6.13.
     For :math:`H=\{f:\|f\|_{\mathcal H}\le\Lambda\}`, :math:`k(x,x)\le r^2`, with
     probability at least :math:`1-\delta` every :math:`f\in H` has
 
-    * ``fixed_rho``: :math:`R \le \hat R_{S,\rho}(f) + \frac2\rho\sqrt{r^2\Lambda^2/m} + \sqrt{\log(1/\delta)/(2m)}`;
-    * ``trace``: :math:`R \le \hat R_{S,\rho}(f) + \frac{2\Lambda\sqrt{\operatorname{Tr}K}}{\rho m} + 3\sqrt{\log(2/\delta)/(2m)}`;
+    * ``fixed_rho``: :math:`R \le \hat R_{S,\rho}(f) + \frac2\rho\sqrt{r^2\Lambda^2/m}
+      + \sqrt{\log(1/\delta)/(2m)}`;
+    * ``trace``: :math:`R \le \hat R_{S,\rho}(f)
+      + \frac{2\Lambda\sqrt{\operatorname{Tr}K}}{\rho m} + 3\sqrt{\log(2/\delta)/(2m)}`;
     * ``uniform_rho`` (simultaneously for all :math:`\rho\in(0,r]`):
-      :math:`R \le \hat R_{S,\rho}(f) + \frac4\rho\sqrt{r^2\Lambda^2/m} + \sqrt{\log\log_2(2r/\rho)/m} + \sqrt{\log(2/\delta)/(2m)}`.
+      :math:`R \le \hat R_{S,\rho}(f) + \frac4\rho\sqrt{r^2\Lambda^2/m}
+      + \sqrt{\log\log_2(2r/\rho)/m} + \sqrt{\log(2/\delta)/(2m)}`.
 
     Parameters
     ----------
@@ -599,7 +604,8 @@ def margin_bounds(margin_loss: float, m: int, Lambda: float, r2: float, rho: flo
     tr = m * r2 if trace_K is None else check_nonnegative(trace_K, "trace_K")
     cplx = np.sqrt(r2 * Lambda**2 / m)
     fixed = margin_loss + 2 / rho * cplx + np.sqrt(np.log(1 / delta) / (2 * m))
-    trace = margin_loss + 2 * Lambda * np.sqrt(tr) / (rho * m) + 3 * np.sqrt(np.log(2 / delta) / (2 * m))
+    trace = (margin_loss + 2 * Lambda * np.sqrt(tr) / (rho * m)
+             + 3 * np.sqrt(np.log(2 / delta) / (2 * m)))
     loglog = np.log(max(np.log2(2 * r / rho), 1.0))      # log2(2r/rho) >= 1 on (0, r]
     unif = (margin_loss + 4 / rho * cplx + np.sqrt(loglog / m)
             + np.sqrt(np.log(2 / delta) / (2 * m)))

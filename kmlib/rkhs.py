@@ -76,7 +76,8 @@ def _psd_eigh(K: Any, tol: float | None) -> tuple[np.ndarray, np.ndarray, float]
     t = 100 * len(d) * np.finfo(float).eps * scale if tol is None else check_nonnegative(tol, "tol")
     if d[0] < -t:
         raise ValueError(
-            f"K must be positive semidefinite; its smallest eigenvalue is {d[0]:.3g} < -tol = {-t:.3g}"
+            f"K must be positive semidefinite; its smallest eigenvalue is {d[0]:.3g} "
+            f"< -tol = {-t:.3g}"
         )
     return d, U, t
 
@@ -124,7 +125,8 @@ def finite_rkhs_inner(u: Any, v: Any, K: Any, tol: float | None = None) -> float
     u = check_vector(u, "u")
     v = check_vector(v, "v")
     if len(u) != len(d) or len(v) != len(d):
-        raise ValueError(f"u and v must have length {len(d)} (the size of K); got {len(u)} and {len(v)}")
+        raise ValueError(f"u and v must have length {len(d)} (the size of K); "
+                         f"got {len(u)} and {len(v)}")
     cu, dk = _range_coordinates(u, d, U, t, "u")
     cv, _ = _range_coordinates(v, d, U, t, "v")
     return float(np.sum(cu * cv / dk))
@@ -152,12 +154,14 @@ def finite_rkhs_norm2(f: Any, K: Any, tol: float | None = None) -> float:
 # ---------------------------------------------------------------------------
 # finite kernel expansions
 # ---------------------------------------------------------------------------
-def _expansion(kernel: Any, X: Any, alpha: Any, xname: str, aname: str) -> tuple[np.ndarray, np.ndarray]:
+def _expansion(kernel: Any, X: Any, alpha: Any, xname: str,
+               aname: str) -> tuple[np.ndarray, np.ndarray]:
     check_kernel(kernel)
     Xa = check_matrix(X, xname)
     a = check_vector(alpha, aname)
     if len(a) != len(Xa):
-        raise ValueError(f"{aname} must have one coefficient per row of {xname} ({len(Xa)}); got {len(a)}")
+        raise ValueError(f"{aname} must have one coefficient per row of {xname} ({len(Xa)}); "
+                         f"got {len(a)}")
     return Xa, a
 
 
@@ -198,10 +202,11 @@ def expansion_inner(kernel: Any, X: Any, alpha: Any, Z: Any, beta: Any) -> float
 
 
 def expansion_distance(kernel: Any, X: Any, alpha: Any, Z: Any, beta: Any) -> float:
-    """RKHS distance ``||f - g||`` between ``f = sum_i alpha_i k(., x_i)`` and ``g = sum_j beta_j k(., z_j)``.
+    """RKHS distance ``||f - g||`` between two finite kernel expansions.
 
-    Computed as the norm of one expansion over the joint centres with
-    coefficients ``(alpha, -beta)``; round-off below zero is clipped.
+    Here ``f = sum_i alpha_i k(., x_i)`` and ``g = sum_j beta_j k(., z_j)``. Computed as
+    the norm of one expansion over the joint centres with coefficients ``(alpha, -beta)``;
+    round-off below zero is clipped.
 
     Returns
     -------
@@ -210,13 +215,16 @@ def expansion_distance(kernel: Any, X: Any, alpha: Any, Z: Any, beta: Any) -> fl
     Xa, a = _expansion(kernel, X, alpha, "X", "alpha")
     Za, b = _expansion(kernel, Z, beta, "Z", "beta")
     if Xa.shape[1] != Za.shape[1]:
-        raise ValueError(f"X and Z must have the same number of columns; got {Xa.shape[1]} and {Za.shape[1]}")
+        raise ValueError("X and Z must have the same number of columns; "
+                         f"got {Xa.shape[1]} and {Za.shape[1]}")
     P, c = np.concatenate([Xa, Za]), np.concatenate([a, -b])
     return float(np.sqrt(max(float(c @ kernel(P) @ c), 0.0)))
 
 
 def project(kernel: Any, X: Any, alpha: Any, Z: Any) -> np.ndarray:
-    """Coefficients of the orthogonal projection of ``sum_i alpha_i k(., x_i)`` onto span{k(., z_j)}.
+    """Coefficients of the orthogonal projection of an expansion onto span{k(., z_j)}.
+
+    The expansion is ``f = sum_i alpha_i k(., x_i)``.
 
     The projection ``sum_j c_j k(., z_j)`` is characterised by
     ``<f - Pf, k(., z_l)> = 0`` for every ``l``, i.e. by ``Pf(z_l) = f(z_l)``:
@@ -255,7 +263,9 @@ def project(kernel: Any, X: Any, alpha: Any, Z: Any) -> np.ndarray:
 def gaussian_taylor_features(x: Any, sigma: float, M: int) -> np.ndarray:
     r"""First ``M`` coordinates of the ell^2 feature map of the one-dimensional Gaussian kernel.
 
-    From :math:`e^{-(x-y)^2/(2\sigma^2)}=e^{-x^2/(2\sigma^2)}e^{-y^2/(2\sigma^2)}\sum_{m\ge0}\frac{(xy/\sigma^2)^m}{m!}`,
+    From
+    :math:`e^{-(x-y)^2/(2\sigma^2)}=e^{-x^2/(2\sigma^2)}e^{-y^2/(2\sigma^2)}
+    \sum_{m\ge0}\frac{(xy/\sigma^2)^m}{m!}`,
     :math:`\phi_m(x)=e^{-x^2/(2\sigma^2)}(x/\sigma)^m/\sqrt{m!}`, :math:`m=0,\dots,M-1`.
     Computed by the recursion :math:`\phi_m=\phi_{m-1}\,(x/\sigma)/\sqrt m` (no factorials).
 
@@ -294,10 +304,10 @@ def _unit_points(x: Any, name: str) -> np.ndarray:
 
 
 def min_kernel_eigenfunctions(x: Any, J: int) -> np.ndarray:
-    r"""The first ``J`` Mercer eigenfunctions :math:`e_j(x)=\sqrt2\sin((j-\frac12)\pi x)` of min(x, x').
+    r"""The first ``J`` Mercer eigenfunctions of min(x, x').
 
-    Orthonormal in :math:`L^2[0,1]`; the eigenvalues are
-    :func:`kmlib.theory.sobolev_eigenvalues`.
+    They are :math:`e_j(x)=\sqrt2\sin((j-\frac12)\pi x)`, orthonormal in
+    :math:`L^2[0,1]`; the eigenvalues are :func:`kmlib.theory.sobolev_eigenvalues`.
 
     Parameters
     ----------
@@ -329,7 +339,9 @@ def mercer_features(x: Any, J: int) -> np.ndarray:
 
 
 def mercer_sup_error(Js: Any, grid: Any) -> np.ndarray:
-    r"""Sup over ``grid x grid`` of :math:`|\min(x,y)-\sum_{j\le J}\mu_je_j(x)e_j(y)|`, for each ``J``.
+    r"""Sup over ``grid x grid`` of the Mercer truncation error, for each ``J``.
+
+    The error is :math:`|\min(x,y)-\sum_{j\le J}\mu_je_j(x)e_j(y)|`.
 
     Parameters
     ----------
@@ -355,7 +367,9 @@ def mercer_sup_error(Js: Any, grid: Any) -> np.ndarray:
 
 
 def grid_eigenvalues(n: int, J: int) -> np.ndarray:
-    r"""The ``J`` largest eigenvalues of :math:`K/n`, :math:`K_{ik}=\min(x_i,x_k)`, :math:`x_i=(i-\frac12)/n`.
+    r"""The ``J`` largest eigenvalues of :math:`K/n` for the min kernel on a midpoint grid.
+
+    Here :math:`K_{ik}=\min(x_i,x_k)` and :math:`x_i=(i-\frac12)/n`.
 
     They approximate the Mercer eigenvalues :math:`\mu_1\ge\mu_2\ge\dots` of
     min(x, x') under the uniform law (the midpoint rule applied to the
