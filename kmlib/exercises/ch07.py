@@ -1,5 +1,6 @@
-"""Checkers for the exercises of chapter 7, "How fast does kernel ridge regression learn?"
-(``exercises/07_krr_rates.md``).
+"""Checkers for the exercises of chapter 7, "How fast does kernel ridge regression learn?".
+
+The sheet is ``exercises/07_krr_rates.md``.
 
 Every checker recomputes the answer by a route different from the one the exercise
 suggests: the tridiagonal inverse of the ``min(x, x')`` Gram matrix instead of a dense
@@ -85,7 +86,9 @@ def check_representer(alpha: Any, quad: Any, x: Any, fx: Any, f_norm2: float) ->
 # exercise: the two inequalities of the bound's proof
 # --------------------------------------------------------------------------- #
 def check_bias(bias2: Any, x: Any, fx: Any, lam: float) -> None:
-    """Check the squared bias ``||(S - I) f0||^2`` (a sum, not divided by n), ``S = K(K+lam I)^{-1}``.
+    """Check the squared bias ``||(S - I) f0||^2`` with ``S = K(K+lam I)^{-1}``.
+
+    The bias is a sum, not divided by n.
 
     Reference: the exact MSPE with zero noise from :func:`kmlib.rates.sobolev_mspe`
     (one banded solve with the tridiagonal inverse of ``K``), times ``n``.
@@ -128,8 +131,10 @@ def _bound_min(n: float, m: int, sigma2: float, f_norm2: float) -> float:
 
 
 def check_rate_bound(B: Any, ns: Any, m: int, sigma2: float = 1.0, f_norm2: float = 1.0) -> None:
-    """Check ``B[i] = min_gamma {sigma2/(n gamma) sum_j min(mu_j/4, gamma) + f_norm2 gamma/4}``
-    for ``mu_j = j^(-2m)`` and ``n = ns[i]``.
+    """Check the minimised rate bound ``B[i]`` for each sample size ``n = ns[i]``.
+
+    The bound is ``B[i] = min_gamma {sigma2/(n gamma) sum_j min(mu_j/4, gamma) + f_norm2 gamma/4}``
+    for ``mu_j = j^(-2m)``.
 
     Reference: on each interval of gamma where the number of terms above gamma is fixed,
     the objective is minimised in closed form (tail sums by the Hurwitz zeta function);
@@ -193,8 +198,10 @@ def _brute_cv_mse(X: np.ndarray, y: np.ndarray, nu: float, ells: np.ndarray,
 
 def check_smoothness_mse(mse_new: Any, X: Sequence[Any], y: Sequence[Any], nu: float = 1.5,
                          others: Any = None) -> None:
-    """Check the test MSEs (sine, square wave) of KRR with a Matern-``nu`` kernel, tuned by
-    5-fold CV over ``ell in logspace(-2, 0, 15)`` and ``lam in logspace(-8, 0, 17)``.
+    """Check the test MSEs (sine, square wave) of KRR with a Matern-``nu`` kernel, tuned by CV.
+
+    The tuning is 5-fold CV over ``ell in logspace(-2, 0, 15)`` and
+    ``lam in logspace(-8, 0, 17)``.
 
     Reference: explicit Cholesky refits on every fold for every pair (no batched
     eigendecomposition), then one refit on all points, scored on 1000 equally spaced points.

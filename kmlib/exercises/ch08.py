@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from sklearn.svm import SVC
 
-from ._answers import answer_array, answer_scalar
+from ._answers import answer_scalar
 
 __all__ = [
     "check_C_and_intercept",
@@ -170,7 +170,8 @@ def check_rademacher(rad: Any, X: Any, Lambda: float) -> None:
         raise AssertionError("rad looks like E[s'Ks] scaled: take the square root of "
                              "s'Ks for each sign vector before averaging")
     if not (trace_bound / np.sqrt(2) <= r <= trace_bound):
-        raise AssertionError("rad lies outside [Lambda sqrt(Tr K)/(m sqrt 2), Lambda sqrt(Tr K)/m], "
+        raise AssertionError("rad lies outside "
+                             "[Lambda sqrt(Tr K)/(m sqrt 2), Lambda sqrt(Tr K)/m], "
                              "the range the chapter's inequalities allow")
     raise AssertionError("rad is inside the theoretical range but off the expectation by more "
                          "than 3%: use at least 10^4 sign vectors and Lambda/m * sqrt(s'Ks)")

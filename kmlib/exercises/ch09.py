@@ -1,6 +1,7 @@
-"""Checkers for the exercises of the chapter "Large-scale kernel machines: random features and Nystrom".
+"""Checkers for the exercises of chapter 9 on large-scale kernel machines.
 
-(``exercises/09_large_scale.md``.)  Every checker recomputes the answer by a
+The chapter is "Large-scale kernel machines: random features and Nystrom"
+(``exercises/09_large_scale.md``).  Every checker recomputes the answer by a
 route different from the one the exercise asks for (numerical quadrature
 instead of the closed-form variance, a brute-force search instead of the
 formula for D, a least-squares Schur complement instead of a pseudoinverse, an
@@ -40,7 +41,10 @@ def _close(a: float, b: float, rtol: float = 1e-6) -> bool:
 # exercise: variance of random Fourier features for the Laplacian kernel
 # --------------------------------------------------------------------------- #
 def _laplacian_moment(delta: float, ell: float, freq: float) -> float:
-    """E cos(freq * w * delta) for w with the Cauchy density ell / (pi (1 + ell^2 w^2)), by quadrature."""
+    """E cos(freq * w * delta) for w with a Cauchy density, by quadrature.
+
+    The density is ell / (pi (1 + ell^2 w^2)).
+    """
     def dens(w: float) -> float:
         return ell / (math.pi * (1.0 + (ell * w) ** 2))
     val = integrate.quad(dens, 0.0, np.inf, weight="cos", wvar=freq * delta)[0]
@@ -109,7 +113,8 @@ def check_prf_variance(prf_mean: Any, prf_var: Any, x: Any, xp: Any, D: int) -> 
     if not _close(v, ref, 1e-8):
         raise AssertionError("prf_var does not match; the second moment of one product uses "
                              "E exp(w.v) with v = 2(x + x')")
-    print(f"Correct: mean {first:.4f}, variance {ref:.5f}, relative s.d. {math.sqrt(ref) / first:.3f}.")
+    print(f"Correct: mean {first:.4f}, variance {ref:.5f}, "
+          f"relative s.d. {math.sqrt(ref) / first:.3f}.")
 
 
 # --------------------------------------------------------------------------- #
@@ -140,13 +145,14 @@ def check_nystroem(K_tilde: Any, X: Any, anchors: Any, sigma: float) -> None:
     if not np.allclose(Kt, Kt.T, atol=1e-8):
         raise AssertionError("K_tilde must be symmetric: K_nm K_mm^+ K_nm^T")
     if np.linalg.eigvalsh(K - 0.5 * (Kt + Kt.T))[0] < -1e-6:
-        raise AssertionError("K - K_tilde has a negative eigenvalue; the Schur complement must be "
-                             "positive semi-definite (check the kernel's bandwidth and the anchors)")
+        raise AssertionError("K - K_tilde has a negative eigenvalue; the Schur complement must "
+                             "be positive semi-definite (check the kernel's bandwidth and the "
+                             "anchors)")
     if not np.allclose(Kt, ref, atol=1e-6):
         raise AssertionError("K_tilde reproduces the anchor columns but differs elsewhere; the "
                              "other entries are K_nm K_mm^+ K_mn")
-    print(f"Correct: K - K_tilde is positive semi-definite and vanishes on the {len(set(idx.tolist()))} "
-          "distinct anchors' rows and columns.")
+    print("Correct: K - K_tilde is positive semi-definite and vanishes on the "
+          f"{len(set(idx.tolist()))} distinct anchors' rows and columns.")
 
 
 # --------------------------------------------------------------------------- #

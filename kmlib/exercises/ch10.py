@@ -1,5 +1,7 @@
-"""Checkers for the exercises of chapter 10, "Negative-definite kernels: Schoenberg's theorem
-and embeddings of metrics" (``exercises/10_negative_definite.md``).
+"""Checkers for the exercises of chapter 10 on negative-definite kernels.
+
+The chapter is "Negative-definite kernels: Schoenberg's theorem and embeddings of metrics"
+(``exercises/10_negative_definite.md``).
 
 Every checker recomputes the answer by a route different from the one the
 exercise suggests (a Helmert basis of the sum-zero space instead of a null-space
