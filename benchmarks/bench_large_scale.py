@@ -80,7 +80,8 @@ def main() -> int:
         f"load average {load:.1f} on {os.cpu_count()} cores",
         f"peak resident memory: {rss:.2f} GB (before the fit {rss_before:.2f} GB; "
         f"target <= {TARGET_GB:g} GB)",
-        f"test MSE vs noiseless target: {mse:.4f} (must be <= 0.1 Var f = {0.1 * np.var(f_test):.4f})",
+        f"test MSE vs noiseless target: {mse:.4f} "
+        f"(must be <= 0.1 Var f = {0.1 * np.var(f_test):.4f})",
         f"streamed vs SVD ridge on {BLOCK} rows: max relative gap {coef_gap:.1e}",
         f"verdict: {verdict}",
     ]
