@@ -23,7 +23,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from _notebooks import ROOT, myst_notebooks, read
 
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -160,9 +159,12 @@ def test_no_image_made_by_a_solution_cell_is_published():
     if (SHOWN / "exercises").is_dir():
         made = set()
         for page in (SHOWN / "exercises").glob("*.html"):
-            made |= set(re.findall(r'src="\.\./_images/([^"]+)"', page.read_text(encoding="utf-8")))
-        published = {p.name for p in (HIDDEN / "_images").glob("*")} if (HIDDEN / "_images").is_dir() else set()
+            made |= set(re.findall(r'src="\.\./_images/([^"]+)"',
+                                   page.read_text(encoding="utf-8")))
+        published = ({p.name for p in (HIDDEN / "_images").glob("*")}
+                     if (HIDDEN / "_images").is_dir() else set())
         chapters = set()
         for page in (SHOWN / "chapters").glob("*.html"):
-            chapters |= set(re.findall(r'src="\.\./_images/([^"]+)"', page.read_text(encoding="utf-8")))
+            chapters |= set(re.findall(r'src="\.\./_images/([^"]+)"',
+                                       page.read_text(encoding="utf-8")))
         assert not (made - chapters) & published

@@ -38,7 +38,8 @@ def test_primal_and_dual_match_scikit_learn(shape):
 
 
 @settings(max_examples=25, deadline=None)
-@given(n=st.integers(1, 12), D=st.integers(1, 12), lam=st.floats(1e-3, 1e3), seed=st.integers(0, 10**6))
+@given(n=st.integers(1, 12), D=st.integers(1, 12), lam=st.floats(1e-3, 1e3),
+       seed=st.integers(0, 10**6))
 def test_push_through_identity_for_all_shapes(n, D, lam, seed):
     """Law: (Phi^T Phi + lam I)^{-1} Phi^T y = Phi^T (Phi Phi^T + lam I)^{-1} y for every shape."""
     rng = np.random.default_rng(seed)
@@ -118,7 +119,8 @@ def test_quadratic_features_closed_form_kernels(a, kernel):
 
 
 def test_gaussian_features_converge_to_the_kernel_within_the_bound():
-    """Reference: kmlib.kernels.gaussian; the error obeys the Taylor-remainder bound (r/sigma)^{2M}/M!."""
+    """Reference: kmlib.kernels.gaussian; the error obeys the Taylor-remainder bound
+    (r/sigma)^{2M}/M!."""
     x = np.linspace(-1.5, 1.5, 31)
     for sigma in (0.8, 1.0, 2.0):
         K = kernels.gaussian(sigma)(x)
@@ -189,7 +191,8 @@ def test_filter_factors_closed_forms_and_ridge_maximum():
 
 
 def test_spectral_fit_against_independent_routes():
-    """References: lstsq (min-norm LS), sklearn Ridge, and pinv of the rank-k truncation (cut-off)."""
+    """References: lstsq (min-norm LS), sklearn Ridge, and pinv of the rank-k truncation
+    (cut-off)."""
     rng = np.random.default_rng(6)
     U = np.linalg.qr(rng.standard_normal((12, 5)))[0]
     V = np.linalg.qr(rng.standard_normal((9, 5)))[0]
@@ -205,14 +208,15 @@ def test_spectral_fit_against_independent_routes():
 
 
 def test_spectral_path_errors_match_refits_and_training_error_is_monotone():
-    """Reference: one sklearn Ridge refit per lambda; theorem: training error non-decreasing in lambda."""
+    """Reference: one sklearn Ridge refit per lambda; theorem: training error non-decreasing
+    in lambda."""
     rng = np.random.default_rng(7)
     x, xt = rng.uniform(0, 1, 20), rng.uniform(0, 1, 200)
     F, Ft = np.vander(x, 8), np.vander(xt, 8)
     y, yt = np.sin(6 * x) + 0.1 * rng.standard_normal(20), np.sin(6 * xt)
     lams = np.logspace(-6, 2, 17)
     train, test = kt.spectral_path_errors(F, y, Ft, yt, lams, "ridge")
-    for lam, tr, te in zip(lams, train, test):
+    for lam, tr, te in zip(lams, train, test, strict=True):
         w = Ridge(alpha=lam, fit_intercept=False, solver="svd").fit(F, y).coef_
         assert tr == pytest.approx(np.mean((y - F @ w) ** 2), rel=1e-6)
         assert te == pytest.approx(np.mean((yt - Ft @ w) ** 2), rel=1e-6)

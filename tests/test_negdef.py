@@ -100,7 +100,8 @@ def test_sum_zero_basis_is_orthonormal_and_sums_to_zero():
     np.testing.assert_allclose(B.sum(axis=0), 0.0, atol=1e-14)
 
 
-@pytest.mark.parametrize("a, nds", [(0.5, True), (1.0, True), (1.9, True), (3.0, False), (4.0, False)])
+@pytest.mark.parametrize("a, nds", [(0.5, True), (1.0, True), (1.9, True), (3.0, False),
+                                    (4.0, False)])
 def test_sum_zero_top_eigenvalue_sign_agrees_with_kernels_is_nds(grid, a, nds):
     """Second algorithm: kernels.is_nds (Householder projection) gives the same verdict."""
     K = negdef.power_distance_gram(grid, a=a)

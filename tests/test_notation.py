@@ -59,7 +59,8 @@ def test_every_named_operator_and_greek_letter_is_listed(path):
     missing_ops = sorted(op for op in _operators(tex) if op not in NOTATION)
     missing_greek = sorted(g for g in _greek(tex) if not re.search(rf"\\{g}(?![A-Za-z])", NOTATION))
     assert not missing_ops, f"{path.name}: operators missing from notation.md: {missing_ops}"
-    assert not missing_greek, f"{path.name}: Greek letters missing from notation.md: {missing_greek}"
+    assert not missing_greek, (f"{path.name}: Greek letters missing from notation.md: "
+                               f"{missing_greek}")
 
 
 def test_notation_page_names_no_outside_sources():

@@ -9,7 +9,6 @@ import sys
 
 import nbformat
 import pytest
-
 from _notebooks import ROOT
 
 sys.path.insert(0, str(ROOT / "_ext"))
@@ -46,7 +45,8 @@ def test_roles_become_the_text_the_website_shows(myst, plain):
 
 
 def test_theorem_box_becomes_numbered_bold_heading_and_quote():
-    myst = "```{prf:theorem} Push-through\n:label: thm-a\n\nFor all $x$,\n\n$$\nx = x\n$$ (eq-a)\n```"
+    myst = ("```{prf:theorem} Push-through\n:label: thm-a\n\n"
+            "For all $x$,\n\n$$\nx = x\n$$ (eq-a)\n```")
     plain = pn.convert_markdown(myst, _look())
     assert plain.splitlines()[0] == "> **Theorem 3.2** (Push-through)."
     assert "> For all $x$," in plain

@@ -8,7 +8,8 @@ from scipy.interpolate import make_smoothing_spline
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF
 
-from kmlib import kernels, krr, representer as rep
+from kmlib import kernels, krr
+from kmlib import representer as rep
 
 
 def test_polynomial_features_reproduce_the_kernel_gram_matrix():
@@ -42,7 +43,8 @@ def test_fit_expansion_matches_lbfgs_on_the_coefficients():
     def obj(b):
         return np.sum(rep.smoothed_abs_loss(y - K @ b, 0.2)) + 0.3 * b @ K @ b
 
-    res = optimize.minimize(obj, np.zeros(12), method="L-BFGS-B", options={"ftol": 1e-15, "gtol": 1e-12})
+    res = optimize.minimize(obj, np.zeros(12), method="L-BFGS-B",
+                            options={"ftol": 1e-15, "gtol": 1e-12})
     assert fit.objective <= res.fun + 1e-9
     assert abs(fit.objective - res.fun) < 1e-6
     np.testing.assert_allclose(fit.fitted, K @ fit.coef, atol=1e-8)
@@ -115,7 +117,8 @@ def test_gaussian_linear_posterior_equals_dual_ridge():
     mean, cov = rep.gaussian_linear_posterior(Phi, y, 0.5, 2.0)
     np.testing.assert_allclose(mean, Phi.T @ krr.krr_fit(Phi @ Phi.T, y, 0.25), rtol=1e-10)
     # covariance from the Gaussian conditioning formula sb2 I - sb2^2 Phi^T (sb2 K + s2 I)^{-1} Phi
-    ref = 2.0 * np.eye(25) - 4.0 * Phi.T @ np.linalg.solve(2.0 * Phi @ Phi.T + 0.5 * np.eye(10), Phi)
+    ref = 2.0 * np.eye(25) - 4.0 * Phi.T @ np.linalg.solve(2.0 * Phi @ Phi.T + 0.5 * np.eye(10),
+                                                            Phi)
     np.testing.assert_allclose(cov, ref, atol=1e-10)
 
 

@@ -70,7 +70,8 @@ def test_page_parses_without_error_markers(page):
         assert (page.parent / target).is_file(), f"redirect to a missing page {target}"
         return
     assert soup.find("html") and soup.find("body") and soup.title, "not a complete HTML page"
-    assert not soup.select(".problematic, .system-message"), "unresolved reference or docutils error"
+    assert not soup.select(".problematic, .system-message"), (
+        "unresolved reference or docutils error")
     for out in soup.select("div.output.traceback, div.cell_output .traceback"):
         pytest.fail(f"notebook error output on the page: {out.get_text()[:200]}")
 
@@ -93,7 +94,7 @@ def _local_targets(page: Path):
 @pytest.mark.parametrize("page", PAGES, ids=_rel)
 def test_internal_links_and_images_resolve(page):
     broken = []
-    for tag, url, local in _local_targets(page):
+    for _tag, url, local in _local_targets(page):
         if local is None:
             continue
         target, fragment = local
@@ -148,7 +149,8 @@ def test_downloads_for_running_locally():
     soup = _soup(HTML / "running.html")
     links = {a.get("href", "") for a in soup.find_all("a")}
     wheels = sorted((HTML / "downloads").glob("kmlib-*.whl"))
-    assert wheels and f"downloads/{wheels[-1].name}" in links, "the page must link the current wheel"
+    assert wheels and f"downloads/{wheels[-1].name}" in links, (
+        "the page must link the current wheel")
     assert "downloads/kmbook-notebooks.zip" in links
     with zipfile.ZipFile(HTML / "downloads" / "kmbook-notebooks.zip") as zf:
         names = set(zf.namelist())
@@ -224,7 +226,8 @@ def test_mathjax_renders_every_formula_offline(page, served_site, tmp_path):
     unrendered = [m.get_text()[:60] for m in math if not m.find("mjx-container")]
     assert not unrendered, f"{len(unrendered)} formula(s) not typeset, e.g. {unrendered[:3]}"
     errors = dom.select("mjx-merror, [data-mjx-error]")
-    assert not errors, f"MathJax errors: {[e.get('data-mjx-error') or e.get_text() for e in errors][:3]}"
+    assert not errors, ("MathJax errors: "
+                        f"{[e.get('data-mjx-error') or e.get_text() for e in errors][:3]}")
     console = _console_errors(result.stderr)
     assert not console, f"JavaScript console errors: {console[:3]}"
     assert not MISSING, f"requests that failed: {MISSING[:5]}"
@@ -234,7 +237,8 @@ def _console_errors(stderr: str) -> list[str]:
     """Console errors and failed loads that Chromium logged (``--enable-logging=stderr``)."""
     found = []
     for line in stderr.splitlines():
-        if ":CONSOLE" in line and ("Uncaught" in line or "Error" in line or "Failed to load" in line):
+        if ":CONSOLE" in line and ("Uncaught" in line or "Error" in line
+                                   or "Failed to load" in line):
             found.append(line.split("] ", 1)[-1][:200])
         elif "Failed to load resource" in line:
             found.append(line[:200])
@@ -249,7 +253,8 @@ def test_pages_without_math_have_no_console_errors(page, served_site, tmp_path):
         pytest.skip("headless Chromium is not installed (apt-get install chromium)")
     cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
            "--disable-background-networking", "--disable-component-update", "--disable-sync",
-           f"--user-data-dir={tmp_path}", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+           f"--user-data-dir={tmp_path}",
+           "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
            "--enable-logging=stderr", "--log-level=0", "--virtual-time-budget=10000",
            "--dump-dom", f"{served_site}/{_rel(page)}"]
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=120)

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-
 from _notebooks import GLUE_DIRECTIVE, GLUE_ROLE, RAW_GLUE_CALL, STATED_CALL, myst_notebooks, read
 
 NOTEBOOKS = myst_notebooks("chapters", "exercises")
