@@ -56,8 +56,8 @@ def test_cauchy_profile_is_the_fourier_transform_of_the_laplace_density():
     for delta in (0.3, 1.0, 2.5):
         val = 2 * integrate.quad(lambda w: 0.5 * ell * math.exp(-ell * w), 0, np.inf,
                                  weight="cos", wvar=delta)[0]
-        assert val == pytest.approx(ls.shift_invariant_profile("cauchy", delta, length_scale=ell)[0],
-                                    rel=1e-8)
+        assert val == pytest.approx(
+            ls.shift_invariant_profile("cauchy", delta, length_scale=ell)[0], rel=1e-8)
 
 
 def test_spectral_validation():
@@ -266,7 +266,7 @@ def test_regression_blocks_are_reproducible_and_sized():
     a = list(ls.regression_blocks(2500, 3, block_size=1000, seed=4))
     b = list(ls.regression_blocks(2500, 3, block_size=1000, seed=4))
     assert [len(blk[1]) for blk in a] == [1000, 1000, 500]
-    assert all(np.array_equal(p[0], q[0]) for p, q in zip(a, b))
+    assert all(np.array_equal(p[0], q[0]) for p, q in zip(a, b, strict=True))
 
 
 def test_streaming_validation():

@@ -60,7 +60,8 @@ def test_hard_margin_satisfies_kkt(separable):
     # no feasible direction improves: beta is a non-negative combination of active y_i x_i (KKT)
     active = z < 1 + 1e-6
     coef, res, *_ = np.linalg.lstsq((y[active, None] * X[active]).T, beta, rcond=None)
-    assert np.all(coef > -1e-6) and np.allclose((y[active, None] * X[active]).T @ coef, beta, atol=1e-6)
+    assert np.all(coef > -1e-6)
+    assert np.allclose((y[active, None] * X[active]).T @ coef, beta, atol=1e-6)
 
 
 def test_soft_margin_tiny_lambda_equals_hard_margin(separable):
@@ -137,7 +138,8 @@ def test_poly2_features_reproduce_the_kernel():
 
 
 def test_penalized_logistic_matches_sklearn_and_newton():
-    """Second algorithms: scikit-learn's LogisticRegression (C = 1/(2 lam)) and kmlib's Newton KLR."""
+    """Second algorithms: scikit-learn's LogisticRegression (C = 1/(2 lam)) and kmlib's
+    Newton KLR."""
     rng = np.random.default_rng(3)
     X = rng.standard_normal((40, 2))
     y = np.where(rng.uniform(size=40) < 1 / (1 + np.exp(-X[:, 0] + X[:, 1] ** 2)), 1.0, -1.0)
@@ -145,8 +147,10 @@ def test_penalized_logistic_matches_sklearn_and_newton():
     Phi = margin.poly2_features(X)
     w, mu = margin.penalized_logistic(Phi, y, lam)
     sk = LogisticRegression(C=1 / (2 * lam), tol=1e-12, max_iter=10_000).fit(Phi, y)
-    assert np.allclose(w, sk.coef_[0], atol=1e-5) and mu == pytest.approx(sk.intercept_[0], abs=1e-5)
-    klr = logistic.KernelLogisticRegression(kernels.polynomial(2, 1.0), lam=lam, tol=1e-10).fit(X, y)
+    assert np.allclose(w, sk.coef_[0], atol=1e-5)
+    assert mu == pytest.approx(sk.intercept_[0], abs=1e-5)
+    klr = logistic.KernelLogisticRegression(kernels.polynomial(2, 1.0), lam=lam,
+                                            tol=1e-10).fit(X, y)
     assert np.allclose(klr.decision_function(X), Phi @ w + mu, atol=1e-5)
 
 
@@ -164,7 +168,8 @@ def test_rademacher_matches_brute_force_over_all_signs():
 
 
 def test_rademacher_between_khintchine_and_trace_bounds():
-    """Theorem: Lambda sqrt(Tr K)/(m sqrt 2) <= R_S <= Lambda sqrt(Tr K)/m (Jensen; Latala-Oleszkiewicz)."""
+    """Theorem: Lambda sqrt(Tr K)/(m sqrt 2) <= R_S <= Lambda sqrt(Tr K)/m
+    (Jensen; Latala-Oleszkiewicz)."""
     X = np.random.default_rng(5).standard_normal((30, 3))
     K = kernels.polynomial(2, 1.0)(X)
     est, _ = margin.rademacher_ball(K, 1.0, n_draws=5000, seed=1)
@@ -198,9 +203,11 @@ def test_margin_bounds_validation(kwargs, match):
 
 
 def test_bound_experiment_bounds_exceed_test_error():
-    """Theorem's inequality (holds with probability 0.95): each bound is above the held-out error."""
-    res = margin.margin_bound_experiment([100, 400], sigma=0.5, gamma=0.003, Lambda=5.0, n_test=2000)
-    for err, b in zip(res.test_error, res.bounds):
+    """Theorem's inequality (holds with probability 0.95): each bound is above the held-out
+    error."""
+    res = margin.margin_bound_experiment([100, 400], sigma=0.5, gamma=0.003, Lambda=5.0,
+                                         n_test=2000)
+    for err, b in zip(res.test_error, res.bounds, strict=True):
         assert b.fixed_rho >= err and b.trace >= err and b.uniform_rho >= err
     assert np.allclose(res.complexity, 2 * np.sqrt(2 * 25 / res.m))
 

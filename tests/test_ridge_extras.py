@@ -28,7 +28,8 @@ def test_crossing_matches_the_determinant_lemma_root(seed):
 
 
 def test_orthogonal_design_crossing_is_closed_form():
-    """Reference: with X^T X = g I the middle factor gives lam* = 2 sigma^2 / (|b|^2 - sigma^2 / g)."""
+    """Reference: with X^T X = g I the middle factor gives
+    lam* = 2 sigma^2 / (|b|^2 - sigma^2 / g)."""
     Q, _ = np.linalg.qr(np.random.default_rng(0).standard_normal((30, 3)))
     g = 4.0
     X = 2.0 * Q                                          # X^T X = 4 I
@@ -50,9 +51,9 @@ def test_smoothers_match_ridge_regression_predictions():
     X, X_new = rng.standard_normal((15, 3)), rng.standard_normal((7, 3))
     lams = [0.0, 0.3, 30.0]
     S = ridge_extras.ridge_smoothers(X, lams, X_new)
-    for l, lam in enumerate(lams):
+    for ell, lam in enumerate(lams):
         cols = [ridge.RidgeRegression(lam=lam).fit(X, e).predict(X_new) for e in np.eye(15)]
-        np.testing.assert_allclose(S[l], np.column_stack(cols), atol=1e-10)
+        np.testing.assert_allclose(S[ell], np.column_stack(cols), atol=1e-10)
 
 
 def test_polynomial_design_is_the_vandermonde_without_ones():
@@ -71,9 +72,10 @@ def test_bias_variance_against_explicit_sums_and_simulation():
                                      ridge_extras.polynomial_design(x_new, 3))
     f_tr, f_new, s2 = np.sin(3 * x), np.sin(3 * x_new), 0.5
     b, v = ridge_extras.bias_variance(S, f_tr, f_new, s2)
-    for l in range(2):
-        assert b[l] == pytest.approx(np.mean([(S[l, t] @ f_tr - f_new[t]) ** 2 for t in range(9)]))
-        assert v[l] == pytest.approx(np.mean([s2 * S[l, t] @ S[l, t] for t in range(9)]))
+    for ell in range(2):
+        assert b[ell] == pytest.approx(
+            np.mean([(S[ell, t] @ f_tr - f_new[t]) ** 2 for t in range(9)]))
+        assert v[ell] == pytest.approx(np.mean([s2 * S[ell, t] @ S[ell, t] for t in range(9)]))
     R = 4000
     bm, vm = ridge_extras.simulate_bias_variance(S, f_tr, f_new, s2, R, seed=7)
     assert np.all(np.abs(vm / v - 1) < 4 * np.sqrt(2 / (R - 1)))
@@ -124,8 +126,11 @@ def test_nested_cv_matches_explicit_double_loop():
     lams = np.logspace(-2, 3, 8)
     sq, chosen = np.empty(45), []
     for tr, te in ms.KFold(3, seed=0).split(45):
-        cv = [np.mean(np.concatenate([(y[tr][b] - ridge.RidgeRegression(lam=l).fit(X[tr][a], y[tr][a])
-              .predict(X[tr][b])) ** 2 for a, b in ms.resolve_folds(4, len(tr))])) for l in lams]
+        cv = [np.mean(np.concatenate([
+                  (y[tr][b] - ridge.RidgeRegression(lam=lm).fit(X[tr][a], y[tr][a])
+                   .predict(X[tr][b])) ** 2
+                  for a, b in ms.resolve_folds(4, len(tr))]))
+              for lm in lams]
         lam = lams[int(np.argmin(cv))]
         chosen.append(lam)
         sq[te] = (y[te] - ridge.RidgeRegression(lam=lam).fit(X[tr], y[tr]).predict(X[te])) ** 2

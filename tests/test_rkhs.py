@@ -77,8 +77,9 @@ def test_min_kernel_eigenfunctions_solve_the_integral_equation():
     mu = theory.sobolev_eigenvalues(np.arange(1, 4))
     for x in (0.2, 0.7, 1.0):
         for j in range(3):
-            val = integrate.quad(lambda y: min(x, y) * rkhs.min_kernel_eigenfunctions([y], 3)[0, j],
-                                 0, 1, points=[x])[0]
+            val = integrate.quad(
+                lambda y, x=x, j=j: min(x, y) * rkhs.min_kernel_eigenfunctions([y], 3)[0, j],
+                0, 1, points=[x])[0]
             assert np.isclose(val, mu[j] * rkhs.min_kernel_eigenfunctions([x], 3)[0, j], atol=1e-10)
 
 
@@ -123,11 +124,13 @@ def test_sobolev2_norm_and_reproducing_property():
     rng = np.random.default_rng(6)
     x, a = rng.uniform(0, 1, 5), rng.standard_normal(5)
     k2 = kernels.sobolev2()
-    n2 = rkhs.piecewise_integral(lambda u: rkhs.sobolev2_second_derivative(x, a, u) ** 2, x, order=2)
+    n2 = rkhs.piecewise_integral(lambda u: rkhs.sobolev2_second_derivative(x, a, u) ** 2, x,
+                                 order=2)
     assert np.isclose(n2, a @ k2(x) @ a, rtol=1e-10)
     for t in (0.1, 0.55, 0.9):
         v = rkhs.piecewise_integral(
-            lambda u: rkhs.sobolev2_second_derivative(x, a, u) * np.maximum(t - u, 0), np.r_[x, t], order=2)
+            lambda u, t=t: rkhs.sobolev2_second_derivative(x, a, u) * np.maximum(t - u, 0),
+            np.r_[x, t], order=2)
         assert np.isclose(v, rkhs.expansion_values(k2, x, a, [t])[0], rtol=1e-10, atol=1e-14)
 
 
@@ -145,7 +148,8 @@ def test_polynomial_norm_equals_alpha_K_alpha(p, c):
 
 
 def test_expansion_distance_matches_sup_bound_and_explicit_features():
-    """Second route: explicit features of the linear kernel, ||X^T a - Z^T b||; and |f - g| <= sqrt(k) ||f - g||."""
+    """Second route: explicit features of the linear kernel, ||X^T a - Z^T b||; and
+    |f - g| <= sqrt(k) ||f - g||."""
     rng = np.random.default_rng(7)
     X, Z = rng.standard_normal((4, 3)), rng.standard_normal((2, 3))
     a, b = rng.standard_normal(4), rng.standard_normal(2)
