@@ -7,7 +7,8 @@
 #   make exercises   write student and solution notebooks into _build/exercises/
 #   make grade SUBMISSIONS=dir   grade the students' notebooks in dir (grades.csv,
 #                    summary.csv, feedback/); options SHEET=exercises/NN_x.md TIMEOUT=120
-#   make bench  benchmark kmlib against scikit-learn (writes benchmarks/results.md)
+#   make bench  benchmark kmlib against scikit-learn (writes benchmarks/results.md) and
+#               streamed RFF ridge on a million points (benchmarks/results_large_scale.md)
 #   make pdf    the book as a PDF, _build/latex/book.pdf (needs TeX, see README; reuses the
 #               execution cache of make book; SOLUTIONS=hide: without solutions, into
 #               _build/hidden/_build/latex/book.pdf)
@@ -113,6 +114,7 @@ lab: $(VENV)/.installed-lab
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python benchmarks/bench_kmlib.py
+	$(BIN)/python benchmarks/bench_large_scale.py
 
 clean:
 	rm -rf _build .jupyter_cache .hypothesis .pytest_cache
