@@ -28,10 +28,10 @@ from itertools import combinations_with_replacement
 from typing import Any
 
 import numpy as np
-import scipy.linalg
 from scipy import special
 from threadpoolctl import threadpool_limits
 
+from . import krr, ridge
 from ._validation import (
     check_int,
     check_lam,
@@ -82,13 +82,6 @@ def _positive_lam(lam: Any) -> float:
     return lam
 
 
-def _shifted_gram_solve(G: np.ndarray, lam: float, B: np.ndarray) -> np.ndarray:
-    """Solve ``(G + lam I) X = B`` with one Cholesky factorisation (G symmetric PSD)."""
-    G.flat[:: G.shape[0] + 1] += lam
-    c, low = scipy.linalg.cho_factor(G, lower=True, overwrite_a=True, check_finite=False)
-    return scipy.linalg.cho_solve((c, low), B, check_finite=False)
-
-
 # ---------------------------------------------------------------------------
 # primal and dual ridge
 # ---------------------------------------------------------------------------
@@ -112,7 +105,7 @@ def primal_ridge(Phi: Any, y: Any, lam: float) -> np.ndarray:
     """
     P, v = _check_Phi_y(Phi, y)
     lam = _positive_lam(lam)
-    return _shifted_gram_solve(P.T @ P, lam, P.T @ v)
+    return ridge.ridge(P, v, lam, method="primal")
 
 
 def dual_ridge(Phi: Any, y: Any, lam: float, *, return_alpha: bool = False) -> Any:
@@ -138,7 +131,7 @@ def dual_ridge(Phi: Any, y: Any, lam: float, *, return_alpha: bool = False) -> A
     """
     P, v = _check_Phi_y(Phi, y)
     lam = _positive_lam(lam)
-    alpha = _shifted_gram_solve(P @ P.T, lam, v)
+    alpha = krr.krr_fit(P @ P.T, v, lam)
     w = P.T @ alpha
     return (w, alpha) if return_alpha else w
 
