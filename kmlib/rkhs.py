@@ -423,6 +423,15 @@ def piecewise_integral(func: Callable[[np.ndarray], np.ndarray], breaks: Any,
     return float(np.sum(0.5 * (hi - lo) * (vals @ w[:, None])))
 
 
+def _centres_and_coefficients(X: Any, alpha: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Centres in [0, 1] and one coefficient per centre, validated."""
+    x = _unit_points(X, "X")
+    a = check_vector(alpha, "alpha")
+    if len(a) != len(x):
+        raise ValueError(f"alpha must have one coefficient per centre ({len(x)}); got {len(a)}")
+    return x, a
+
+
 def sobolev1_derivative(X: Any, alpha: Any, u: Any) -> np.ndarray:
     """Derivative ``f'(u) = sum_i alpha_i 1{u < x_i}`` of ``f = sum_i alpha_i min(., x_i)``.
 
@@ -430,10 +439,7 @@ def sobolev1_derivative(X: Any, alpha: Any, u: Any) -> np.ndarray:
     -------
     ndarray of shape (len(u),)
     """
-    x = _unit_points(X, "X")
-    a = check_vector(alpha, "alpha")
-    if len(a) != len(x):
-        raise ValueError(f"alpha must have one coefficient per centre ({len(x)}); got {len(a)}")
+    x, a = _centres_and_coefficients(X, alpha)
     uu = np.ravel(np.asarray(u, dtype=float))
     return (uu[:, None] < x[None, :]).astype(float) @ a
 
@@ -447,10 +453,7 @@ def sobolev2_second_derivative(X: Any, alpha: Any, u: Any) -> np.ndarray:
     -------
     ndarray of shape (len(u),)
     """
-    x = _unit_points(X, "X")
-    a = check_vector(alpha, "alpha")
-    if len(a) != len(x):
-        raise ValueError(f"alpha must have one coefficient per centre ({len(x)}); got {len(a)}")
+    x, a = _centres_and_coefficients(X, alpha)
     uu = np.ravel(np.asarray(u, dtype=float))
     return np.maximum(x[None, :] - uu[:, None], 0.0) @ a
 
