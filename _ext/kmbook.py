@@ -139,11 +139,12 @@ def _wheel(root: Path, cache: Path) -> Path:
         if cache.exists():
             shutil.rmtree(cache)
         folder.mkdir(parents=True)
+        had_build = (root / "build").exists()
         subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
                         "--disable-pip-version-check", "-w", str(folder), str(root)],
                        check=True, stdout=subprocess.DEVNULL)
-        for junk in root.glob("build"):
-            shutil.rmtree(junk, ignore_errors=True)
+        if not had_build:  # setuptools' scratch folder, not one of the project's own
+            shutil.rmtree(root / "build", ignore_errors=True)
         wheels = sorted(folder.glob("kmlib-*.whl"))
     return wheels[-1]
 
