@@ -18,6 +18,7 @@ __all__ = [
     "NotFittedError",
     "EPS",
     "rank_tol",
+    "eig_tol",
     "as_float_array",
     "check_n_features",
     "check_binary_labels",
@@ -65,6 +66,19 @@ def rank_tol(s: ArrayLike, n: int, axis: int | None = None) -> Any:
     (or eigenvalues of a symmetric matrix) of an n-by-n (or n-by-p, n = max) matrix.
     """
     return n * EPS * np.max(np.abs(s), axis=axis)
+
+
+def eig_tol(evals: ArrayLike, n: int) -> float:
+    """Eigenvalue tolerance ``10 * n * eps * max(1, max|evals|)`` of an n-by-n symmetric matrix.
+
+    The threshold below which an eigenvalue computed by LAPACK (backward error about
+    ``n * eps * ||K||_2``) cannot be told from zero, with a safety factor of 10 and an
+    absolute floor ``10 * n * eps`` for matrices of norm below one.  Used to decide
+    positive (semi-)definiteness and the numerical rank of a Gram matrix.
+    """
+    ev = np.asarray(evals, dtype=float)
+    top = float(np.max(np.abs(ev))) if ev.size else 0.0
+    return 10.0 * n * EPS * max(1.0, top)
 
 
 def as_float_array(X: ArrayLike, name: str) -> NDArray[np.float64]:
