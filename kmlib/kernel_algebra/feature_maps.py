@@ -1,0 +1,114 @@
+"""Explicit feature maps: the one-dimensional Gaussian kernel and the empirical kernel map.
+
+Chapter 4 ("Kernels: positive definiteness, closure rules, a catalogue, and what is
+not a kernel"), sections "Feature maps give kernels" and "The empirical kernel map":
+a truncated explicit feature map of the one-dimensional Gaussian kernel, the
+empirical kernel map ``x -> (k(x, x_1), ..., k(x, x_m))`` (whose inner products on
+the sample give ``K^2``) and its whitened version (which gives ``K``).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import linalg
+
+from .._validation import check_int, check_nonnegative, check_positive, check_vector, eig_tol
+from ..kernels import Kernel
+from ._common import _check_kernel_object
+
+__all__ = ["gaussian_features_1d", "empirical_kernel_map", "whitened_kernel_map"]
+
+def gaussian_features_1d(x: ArrayLike, sigma: float, n_features: int) -> NDArray[np.float64]:
+    """Truncated explicit feature map of the one-dimensional Gaussian kernel.
+
+    ``phi_m(x) = exp(-x^2 / (2 sigma^2)) (x / sigma)^m / sqrt(m!)`` for
+    ``m = 0, ..., n_features - 1``, so that ``sum_m phi_m(x) phi_m(x')`` tends to
+    ``exp(-(x - x')^2 / (2 sigma^2))`` as ``n_features`` grows.
+
+    Parameters
+    ----------
+    x : array-like of shape (n,)
+    sigma : float
+        Bandwidth ``sigma > 0``.
+    n_features : int
+        Number of terms kept, ``>= 1``.
+
+    Returns
+    -------
+    ndarray of shape (n, n_features)
+    """
+    x = check_vector(x, "x")
+    sigma = check_positive(sigma, "sigma")
+    M = check_int(n_features, "n_features", minimum=1)
+    u = x / sigma
+    P = np.empty((len(x), M))
+    P[:, 0] = 1.0
+    for j in range(1, M):  # u^m / sqrt(m!) by a stable recurrence
+        P[:, j] = P[:, j - 1] * u / math.sqrt(j)
+    return np.exp(-0.5 * u * u)[:, None] * P
+
+
+def empirical_kernel_map(k: Kernel, sample: ArrayLike, X: ArrayLike) -> NDArray[np.float64]:
+    """Empirical kernel map ``Phi'(x) = (k(x, x_1), ..., k(x, x_m))``, one row per ``x``.
+
+    On the sample itself the rows are ``K e_i`` and their inner products form
+    ``K^2``, not ``K``.
+
+    Parameters
+    ----------
+    k : Kernel
+    sample : array-like of shape (m, d)
+        The points ``x_1, ..., x_m``.
+    X : array-like of shape (n, d)
+        Where to evaluate the map.
+
+    Returns
+    -------
+    ndarray of shape (n, m)
+    """
+    return _check_kernel_object(k, "k")(X, sample)
+
+
+def whitened_kernel_map(k: Kernel, sample: ArrayLike, X: ArrayLike,
+                        tol: float | None = None) -> NDArray[np.float64]:
+    """Whitened empirical kernel map ``Phi''(x) = (K^+)^{1/2} Phi'(x)``.
+
+    ``K = U diag(s) U^T`` is factored once (``eigh``); eigenvalues at most
+    ``tol`` count as zero, so a singular ``K`` (e.g. a duplicated point) is
+    handled by the pseudo-inverse.  On the sample, ``Phi'' Phi''^T = K K^+ K = K``.
+
+    Parameters
+    ----------
+    k : Kernel
+    sample : array-like of shape (m, d)
+    X : array-like of shape (n, d)
+    tol : float, optional
+        Default ``10 m eps max(1, ||K||_2)``.
+
+    Returns
+    -------
+    ndarray of shape (n, m)
+
+    Raises
+    ------
+    ValueError
+        If the sample's Gram matrix has an eigenvalue below ``-tol``.
+    """
+    k = _check_kernel_object(k, "k")
+    K = k(sample)
+    s, U = linalg.eigh(K)
+    t = eig_tol(s, len(K))
+    if tol is not None:
+        t = check_nonnegative(tol, "tol")
+    if s[0] < -t:
+        raise ValueError(
+            f"the Gram matrix of the sample must be positive semidefinite; its smallest "
+            f"eigenvalue is {s[0]:.3g} < -tol = {-t:.3g}"
+        )
+    inv_sqrt = np.zeros_like(s)
+    keep = s > t
+    inv_sqrt[keep] = 1.0 / np.sqrt(s[keep])
+    root = (U * inv_sqrt) @ U.T          # (K^+)^{1/2}, symmetric
+    return k(X, sample) @ root
