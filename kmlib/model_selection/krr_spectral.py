@@ -1,0 +1,215 @@
+"""Kernel ridge regression for a whole grid of penalties from one eigendecomposition (chapter 3).
+
+With the eigendecomposition :math:`K = U\\,\\mathrm{diag}(d)\\,U^\\top` (chapter 3),
+the dual coefficients of kernel ridge regression are
+
+.. math::
+
+    \\alpha_\\lambda = (K + \\lambda I)^{-1} y
+                     = U\\,\\mathrm{diag}\\big(1/(d + \\lambda)\\big)\\,U^\\top y ,
+
+so after one :math:`O(n^3)` factorisation every further value of
+:math:`\\lambda` costs only :math:`O(n^2)` (a "spectral filter").  This module
+holds that engine: the fitted values along a penalty grid (:func:`krr_path`,
+through the shrinkage factors :math:`d/(d+\\lambda)`), the exact leave-one-out
+error of chapter 2 for every penalty (:func:`krr_loo`), and the validation
+and pseudo-inverse helpers shared with :mod:`kmlib.model_selection.krr_cv`
+and :mod:`kmlib.model_selection.krr_tuning`.
+
+``lam = 0`` in :func:`krr_path` means the minimum-norm interpolant
+(pseudo-inverse with the rank tolerance of :mod:`kmlib.krr`); a penalty
+``lam > 0`` for which ``K + lam I`` is numerically singular (an indefinite
+kernel) is solved by the pseudo-inverse with one :class:`RuntimeWarning`, as in
+:class:`kmlib.krr.KernelRidge`.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._validation import (
+    check_eigenvalues_psd,
+    check_finite_result,
+    check_lam,
+    check_same_length,
+    check_vector,
+    finite_result,
+    rank_tol,
+)
+from ..krr import _check_gram, _dot, _eigh_owned, _pinv_mask
+
+__all__ = ["krr_path", "krr_loo"]
+
+
+# ---------------------------------------------------------------------------
+# helpers (shared with krr_cv and krr_tuning)
+# ---------------------------------------------------------------------------
+def _check_lams(lams: ArrayLike, name: str = "lams") -> NDArray[np.float64]:
+    """Return a non-empty 1-D float grid of penalties, each finite and >= 0."""
+    if np.ndim(lams) == 0:
+        return np.array([check_lam(lams, name)])
+    return check_lam(lams, name, allow_array=True)
+
+
+def _prepare(K: ArrayLike, y: ArrayLike, lams: ArrayLike
+             ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    K = _check_gram(K, "K")
+    y = check_vector(y, "y")
+    check_same_length(K, y, "K", "y")
+    return K, y, _check_lams(lams)
+
+
+def _inverse_filter(d: np.ndarray, lams: np.ndarray) -> NDArray[np.float64]:
+    """Matrix ``W[k, j] = 1 / (d_k + lams_j)``, zero where the pseudo-inverse drops it."""
+    S = d[:, None] + lams[None, :]
+    keep = _pinv_mask(S, d.shape[0])
+    W = np.zeros_like(S)
+    np.divide(1.0, S, out=W, where=keep)
+    return W
+
+
+def _warn_dropped(d: np.ndarray, lams: np.ndarray, who: str) -> None:
+    """The policy of :class:`kmlib.krr.KernelRidge`, shared by every path function.
+
+    A penalty ``lam > 0`` for which ``K + lam I`` is numerically singular is solved
+    by the pseudo-inverse, with one :class:`RuntimeWarning` naming the penalties.
+    """
+    S = d[:, None] + lams[None, :]
+    dropped = ~np.all(_pinv_mask(S, d.shape[0]), axis=0) & (lams > 0)
+    if np.any(dropped):
+        warnings.warn(
+            f"{who}: K + lam*I is numerically singular for lam in "
+            f"{sorted(float(v) for v in lams[dropped])}; those fits use the minimum-norm "
+            "solution pinv(K + lam*I) @ y (as KernelRidge does). Use larger penalties.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+
+def _dual_path(A: np.ndarray, y: np.ndarray, lams: np.ndarray) -> NDArray[np.float64]:
+    """Dual coefficients for every penalty from one eigendecomposition.
+
+    ``A`` is the owned (C-ordered, validated) Gram matrix and is destroyed;
+    column ``j`` of the result is ``pinv(A + lams[j] I) @ y``.
+    """
+    d, U = _eigh_owned(A)
+    z = _dot(U.T, y)
+    return _dot(U, z[:, None] * _inverse_filter(d, lams))
+
+
+# ---------------------------------------------------------------------------
+# public functions
+# ---------------------------------------------------------------------------
+@finite_result
+def krr_path(K: ArrayLike, y: ArrayLike, lams: ArrayLike) -> NDArray[np.float64]:
+    """Fitted values of kernel ridge regression for a whole grid of penalties.
+
+    Uses one eigendecomposition :math:`K = U\\,\\mathrm{diag}(d)\\,U^\\top`:
+    :math:`K\\alpha_\\lambda = U\\,\\mathrm{diag}(d/(d+\\lambda))\\,U^\\top y`
+    (the shrinkage factors of chapter 3).  Total cost :math:`O(n^3 + n^2 L)`
+    for ``L`` penalties.
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+        Symmetric Gram matrix of the training inputs; not modified.
+    y : array of shape (n,)
+        Responses.
+    lams : float or array of shape (L,)
+        Penalties :math:`\\lambda \\ge 0`; ``0`` gives the projection of ``y``
+        onto the numerical range of ``K`` (the minimum-norm interpolant's fit).
+
+    Returns
+    -------
+    fitted : ndarray of shape (L, n)
+        ``fitted[j]`` equals ``K @ krr_fit(K, y, lams[j])``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> K = np.array([[2.0, 1.0], [1.0, 2.0]])
+    >>> F = krr_path(K, [1.0, 0.0], [1.0, 10.0])
+    >>> np.allclose(F[0], K @ np.linalg.solve(K + np.eye(2), [1.0, 0.0]))
+    True
+    """
+    K, y, lams = _prepare(K, y, lams)
+    d, U = _eigh_owned(np.array(K, order="C", copy=True))
+    check_eigenvalues_psd(d, "K", who="krr_path")
+    _warn_dropped(d, lams, "krr_path")
+    G = d[:, None] * _inverse_filter(d, lams)  # d / (d + lam), pseudo-inverse convention
+    fitted = _dot(U, _dot(U.T, y)[:, None] * G)  # (n, L), Fortran order
+    return check_finite_result(np.ascontiguousarray(fitted.T), "krr_path: the fitted values")
+
+
+@finite_result
+def krr_loo(K: ArrayLike, y: ArrayLike, lams: ArrayLike) -> NDArray[np.float64]:
+    """Exact leave-one-out error of kernel ridge regression for a grid of penalties.
+
+    With :math:`\\alpha = (K+\\lambda I)^{-1}y` the leave-one-out residual has
+    the closed form
+
+    .. math::
+
+        e_i = \\frac{y_i - \\hat y_i}{1 - H_{ii}}
+            = \\frac{\\alpha_i}{[(K + \\lambda I)^{-1}]_{ii}},
+        \\qquad H = K (K + \\lambda I)^{-1} = U\\,\\mathrm{diag}(d/(d+\\lambda))\\,U^\\top,
+
+    because :math:`I - H = \\lambda (K+\\lambda I)^{-1}`.  The right-hand form
+    is used: the diagonal :math:`[(K+\\lambda I)^{-1}]_{ii} = (U\\circ U)\\,(1/(d+\\lambda))`
+    is computed without forming any n-by-n inverse, and it avoids the
+    cancellation in :math:`1 - H_{ii}` when :math:`\\lambda` is small.  One
+    eigendecomposition serves every penalty: cost :math:`O(n^3 + n^2 L)`.
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+        Symmetric Gram matrix; not modified.
+    y : array of shape (n,)
+        Responses.
+    lams : float or array of shape (L,)
+        Penalties; every value must be > 0 (at ``lam = 0`` the fit
+        interpolates, :math:`H_{ii} = 1`, and the formula is undefined).
+
+    Returns
+    -------
+    loo : ndarray of shape (L,)
+        :math:`\\frac1n\\sum_i e_i^2` for every penalty.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.linspace(0, 1, 20)
+    >>> K = np.exp(-(x[:, None] - x[None, :]) ** 2 / 0.02)
+    >>> loo = krr_loo(K, np.sin(6 * x), [1e-2, 1.0])
+    >>> loo.shape
+    (2,)
+    """
+    K, y, lams = _prepare(K, y, lams)
+    if np.any(lams <= 0):
+        raise ValueError(
+            f"lams must be > 0 for leave-one-out (at lam = 0 the fit interpolates and "
+            f"1 - H_ii = 0); got minimum {float(lams.min())!r}"
+        )
+    n = K.shape[0]
+    if n < 2:
+        raise ValueError(f"K must have at least 2 rows for leave-one-out; got {n}")
+    d, U = _eigh_owned(np.array(K, order="C", copy=True))
+    check_eigenvalues_psd(d, "K", who="krr_loo")
+    S = d[:, None] + lams[None, :]
+    if not np.all(_pinv_mask(S, n)):
+        j = int(np.argmin(np.min(np.abs(S), axis=0)))
+        raise ValueError(
+            f"krr_loo: K + lam*I is numerically singular for lam={float(lams[j]):g}: K's "
+            f"smallest eigenvalue {float(d[0]):.3g} plus lam is within rounding "
+            f"({float(rank_tol(S[:, j], n)):.3g}) of zero, so the leave-one-out formula "
+            "divides by zero there. Use a larger lam"
+        )
+    W = 1.0 / S
+    alpha = _dot(U, _dot(U.T, y)[:, None] * W)  # (n, L)
+    diag_inv = _dot(U * U, W)  # [(K + lam I)^{-1}]_ii, (n, L)
+    e = alpha / diag_inv
+    with np.errstate(over="ignore"):
+        loo = np.einsum("ij,ij->j", e, e) / n
+    return check_finite_result(loo, "krr_loo: the leave-one-out error")

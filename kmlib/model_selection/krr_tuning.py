@@ -1,0 +1,153 @@
+"""Choosing a kernel hyper-parameter and the ridge penalty together by cross-validation (chapter 7).
+
+:func:`tune_krr` computes, for each kernel hyper-parameter, the Gram matrix
+once and scores every penalty on the same folds with the cross-validation
+engine of :mod:`kmlib.model_selection.krr_cv`; it refits a
+:class:`kmlib.krr.KernelRidge` at the minimiser and returns the whole table as
+a :class:`KRRTuningTable`.  Chapter 7's rate experiments (and its exercise
+sheet) choose the length scale and :math:`\\lambda` this way.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._folds import resolve_folds
+from .._validation import (
+    check_kernel,
+    check_matrix,
+    check_same_length,
+    check_symmetric,
+    check_vector,
+    finite_result,
+)
+from ..krr import KernelRidge, _gram
+from .krr_cv import _cv_errors
+from .krr_spectral import _check_lams
+
+__all__ = ["tune_krr", "KRRTuningTable"]
+
+
+@dataclass(frozen=True)
+class KRRTuningTable:
+    """Cross-validation table returned by :func:`tune_krr`.
+
+    Attributes
+    ----------
+    params : list
+        The kernel hyper-parameters tried, in the order given.
+    lams : ndarray of shape (L,)
+        The penalties tried.
+    cv : ndarray of shape (len(params), L)
+        ``cv[i, j]`` is the CV error of ``kernel_factory(params[i])`` with
+        penalty ``lams[j]``.
+    best_param : object
+        The minimising kernel hyper-parameter.
+    best_lam : float
+        The minimising penalty.
+    best_cv : float
+        The minimal CV error, ``cv[best_index]``.
+    best_index : tuple of int
+        Position ``(i, j)`` of the minimum in ``cv``.
+    """
+
+    params: list[Any]
+    lams: NDArray[np.float64]
+    cv: NDArray[np.float64]
+    best_param: Any
+    best_lam: float
+    best_cv: float
+    best_index: tuple[int, int]
+
+
+@finite_result
+def tune_krr(X: ArrayLike, y: ArrayLike, kernel_factory: Callable[[Any], Callable[..., Any]],
+             params: Iterable[Any], lams: ArrayLike,
+             folds: Any = 5) -> tuple[KernelRidge, KRRTuningTable]:
+    """Choose a kernel hyper-parameter and the penalty by v-fold cross-validation.
+
+    For each ``p`` in ``params`` the Gram matrix of ``kernel_factory(p)`` is
+    computed once and :func:`krr_cv_path` scores every penalty in ``lams`` on
+    the *same* folds.  The pair with the smallest CV error wins (ties go to
+    the earlier ``p``, then the earlier ``lam``), and a :class:`KernelRidge`
+    is refitted on all the data with it.
+
+    Parameters
+    ----------
+    X : array of shape (n, p), or (n,) for one-dimensional inputs
+    y : array of shape (n,)
+    kernel_factory : callable
+        ``kernel_factory(p)`` returns a kernel callable ``k(X, Y=None)``, e.g.
+        ``lambda ell: kmlib.kernels.gaussian(ell)``.
+    params : iterable
+        Kernel hyper-parameters to try (at least one).
+    lams : float or array of shape (L,)
+        Penalties :math:`\\lambda \\ge 0` to try.
+    folds : int or iterable of (train_idx, test_idx), default 5
+        Folds as in :func:`krr_cv_path`; the same folds serve every ``p``.
+
+    Returns
+    -------
+    model : KernelRidge
+        Fitted on all of ``(X, y)`` at ``(best_param, best_lam)``.
+    table : KRRTuningTable
+        The full CV table and the minimiser.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> def gauss(ell):
+    ...     def k(A, B=None):
+    ...         B = A if B is None else B
+    ...         return np.exp(-(A[:, :1] - B[:, 0]) ** 2 / (2 * ell ** 2))
+    ...     return k
+    >>> x = np.linspace(0, 1, 40)
+    >>> model, table = tune_krr(x, np.sin(4 * np.pi * x), gauss, [0.05, 0.1, 0.3],
+    ...                         np.logspace(-6, 0, 7))
+    >>> table.cv.shape
+    (3, 7)
+    """
+    X = check_matrix(X, "X")
+    y = check_vector(y, "y")
+    check_same_length(X, y, "X", "y")
+    if not callable(kernel_factory):
+        raise ValueError(
+            "kernel_factory must be a callable p -> kernel, e.g. "
+            f"lambda s: kmlib.kernels.gaussian(s); got {type(kernel_factory).__name__}"
+        )
+    try:
+        if isinstance(params, (str, bytes)):
+            raise TypeError
+        params = list(params)
+    except TypeError:
+        raise ValueError(
+            f"params must be a non-empty sequence of kernel parameters; got {params!r}"
+        ) from None
+    if not params:
+        raise ValueError(
+            "params must be a non-empty sequence of kernel parameters; got an empty one"
+        )
+    lams = _check_lams(lams)
+    n = y.shape[0]
+    pairs = resolve_folds(folds, n)
+
+    cv = np.empty((len(params), lams.shape[0]))
+    for i, p in enumerate(params):
+        kernel = check_kernel(kernel_factory(p), f"kernel_factory({p!r})")
+        what = f"kernel_factory({p!r})(X)"
+        K = _gram(kernel, X, None, (n, n), what)
+        check_symmetric(K, what)
+        cv[i] = _cv_errors(K, y, lams, pairs, "tune_krr")
+
+    if not np.any(np.isfinite(cv)):
+        raise ValueError("every cross-validation error is NaN or infinite; check the kernel")
+    i, j = np.unravel_index(np.argmin(np.where(np.isfinite(cv), cv, np.inf)), cv.shape)
+    i, j = int(i), int(j)
+    model = KernelRidge(kernel_factory(params[i]), float(lams[j])).fit(X, y)
+    table = KRRTuningTable(params=params, lams=lams, cv=cv, best_param=params[i],
+                           best_lam=float(lams[j]), best_cv=float(cv[i, j]),
+                           best_index=(i, j))
+    return model, table
