@@ -65,7 +65,10 @@ def rank_tol(s: ArrayLike, n: int, axis: int | None = None) -> Any:
     This is the default of :func:`numpy.linalg.matrix_rank` for singular values
     (or eigenvalues of a symmetric matrix) of an n-by-n (or n-by-p, n = max) matrix.
     """
-    return n * EPS * np.max(np.abs(s), axis=axis)
+    a = np.abs(np.asarray(s, dtype=float))
+    if a.size == 0 and axis is None:
+        return 0.0
+    return n * EPS * np.max(a, axis=axis)
 
 
 def eig_tol(evals: ArrayLike, n: int) -> float:

@@ -26,7 +26,15 @@ from typing import Any
 import numpy as np
 from scipy import integrate, linalg, special
 
-from ._validation import check_int, check_matrix, check_positive, check_square
+from ._validation import (
+    EPS,
+    check_int,
+    check_matrix,
+    check_positive,
+    check_square,
+    check_symmetric,
+    eig_tol,
+)
 
 __all__ = [
     "power_distance_gram",
@@ -40,19 +48,10 @@ __all__ = [
     "kms_min_eigenvalue",
 ]
 
-_EPS = np.finfo(float).eps
-
-
 def _symmetric(K: Any, name: str = "K") -> np.ndarray:
     """Validate a finite square matrix and require symmetry up to round-off."""
     A = check_square(K, name)
-    scale = max(1.0, float(np.max(np.abs(A)))) if A.size else 1.0
-    asym = float(np.max(np.abs(A - A.T))) if A.size else 0.0
-    if asym > 100 * len(A) * _EPS * scale:
-        raise ValueError(
-            f"{name} must be symmetric; got max |{name} - {name}^T| = {asym:.3g}. "
-            "Pass a Gram matrix of a symmetric kernel"
-        )
+    check_symmetric(A, name)
     return 0.5 * (A + A.T)
 
 
@@ -262,13 +261,13 @@ def metric_embedding(K: Any, anchor: int = 0, tol: float | None = None) -> np.nd
     S = _symmetric(K)
     scale = max(1.0, float(np.max(np.abs(S)))) if S.size else 1.0
     diag = float(np.max(np.abs(np.diag(S)))) if S.size else 0.0
-    if diag > 100 * len(S) * _EPS * scale:
+    if diag > 100 * len(S) * EPS * scale:     # zero up to the rounding of the kernel values
         raise ValueError(
             f"K must have a zero diagonal (k(x, x) = 0); got max |K_ii| = {diag:.3g}"
         )
     Kp = anchored_gram(S, anchor)
     d, U = linalg.eigh(Kp)
-    tol_v = 10 * len(S) * _EPS * max(1.0, float(np.max(np.abs(d))))
+    tol_v = eig_tol(d, len(S))
     if tol is not None:
         tol_v = check_positive(tol, "tol")
     if d[0] < -tol_v:

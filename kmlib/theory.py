@@ -22,13 +22,15 @@ from numpy.typing import ArrayLike
 from scipy import linalg
 
 from ._validation import (
-    EPS,
+    check_gram_psd,
     check_int,
     check_lam,
     check_nonnegative,
     check_square,
+    check_symmetric,
     check_vector,
     finite_result,
+    rank_tol,
 )
 
 __all__ = [
@@ -157,16 +159,11 @@ def krr_mspe(K: ArrayLike, f0: ArrayLike, sigma2: float, lam: Any) -> Any:
     sigma2 = check_nonnegative(sigma2, "sigma2")
     scalar = np.ndim(lam) == 0
     lams = np.atleast_1d(check_lam(lam, "lam", allow_array=True))
-    scale = max(float(np.max(np.abs(K))), np.finfo(float).tiny)
-    if np.max(np.abs(K - K.T)) > 1e-10 * scale:
-        raise ValueError("K must be a symmetric Gram matrix; got a non-symmetric matrix")
+    check_symmetric(K, "K")
     d, U = linalg.eigh(0.5 * (K + K.T), check_finite=False)
-    if d[0] < -1e-8 * scale * n:
-        raise ValueError(
-            f"K must be positive semi-definite; got smallest eigenvalue {d[0]!r}"
-        )
+    check_gram_psd(K, "K", evals=d)
     # numerical rank: eigenvalues at round-off level are exact zeros (matters at lam = 0)
-    d[d <= n * EPS * max(d[-1], 0.0)] = 0.0
+    d[d <= rank_tol(d, n)] = 0.0
     theta2 = (U.T @ f0) ** 2
     den = d[None, :] + lams[:, None]                       # (n_lam, n)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -84,7 +84,7 @@ def test_nds_iff_anchored_is_psd_for_power_kernels(seed, a):
 def test_anchored_gram_validation():
     with pytest.raises(ValueError, match="anchor must be an index below n = 3"):
         negdef.anchored_gram(np.zeros((3, 3)), anchor=3)
-    with pytest.raises(ValueError, match="must be symmetric"):
+    with pytest.raises(ValueError, match="must be a symmetric"):
         negdef.anchored_gram(np.array([[0.0, 1.0], [2.0, 0.0]]))
     with pytest.raises(ValueError, match="square"):
         negdef.anchored_gram(np.zeros((2, 3)))

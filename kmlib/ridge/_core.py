@@ -8,11 +8,11 @@ from numpy.typing import ArrayLike
 from scipy import linalg as sla
 
 from .._validation import (
-    EPS,
     check_matrix,
     check_nonnegative,
     check_same_length,
     check_vector,
+    rank_tol,
 )
 
 _METHODS = ("primal", "dual", "svd")
@@ -34,13 +34,6 @@ def _check_beta(beta: ArrayLike, p: int, name: str = "beta0") -> np.ndarray:
     return b
 
 
-def _rank_tol(d: np.ndarray, shape: tuple[int, int]) -> float:
-    """Singular values at or below this are treated as zero (LAPACK's default rule)."""
-    if d.size == 0:
-        return 0.0
-    return float(max(shape) * EPS * d[0])
-
-
 def _rank_deficiency_error(X: np.ndarray, what: str) -> ValueError:
     n, p = X.shape
     why = f"p = {p} > n = {n}" if p > n else "its columns are linearly dependent"
@@ -57,7 +50,7 @@ def _full_column_rank(X: np.ndarray) -> bool:
     # pivoted QR is rank revealing: |R_jj| is non-increasing
     R = sla.qr(X, mode="r", pivoting=True, check_finite=False)[0]
     r = np.abs(np.diag(R))
-    return bool(r[-1] > max(n, p) * EPS * r[0]) if r[0] > 0 else False
+    return bool(r[-1] > rank_tol(r, max(n, p))) if r[0] > 0 else False
 
 
 def _gram_cholesky(X: np.ndarray, lam: float, what: str):
@@ -99,7 +92,7 @@ def _filter(d: np.ndarray, lam: float, shape: tuple[int, int]) -> np.ndarray:
     if lam > 0:
         return d / (d**2 + lam)
     out = np.zeros_like(d)
-    keep = d > _rank_tol(d, shape)
+    keep = d > rank_tol(d, max(shape))
     out[keep] = 1.0 / d[keep]
     return out
 
@@ -117,7 +110,7 @@ def _shrink(d: np.ndarray, lams: np.ndarray, shape: tuple[int, int] | None = Non
         if lam > 0:
             out[i] = d2 / (d2 + lam)
         else:
-            tol = _rank_tol(np.sort(d)[::-1], shape) if shape is not None else 0.0
+            tol = rank_tol(d, max(shape)) if shape is not None else 0.0
             out[i] = (d > tol).astype(float)
     return out
 

@@ -13,13 +13,13 @@ from scipy import linalg as sla
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from .._validation import (
-    EPS,
     check_finite_result,
     check_fitted,
     check_lam,
     check_matrix,
     check_n_features,
     finite_result,
+    rank_tol,
 )
 from ._core import (
     _check_method,
@@ -73,7 +73,7 @@ def ols(X: ArrayLike, y: ArrayLike) -> np.ndarray:
         raise _rank_deficiency_error(X, "ordinary least squares")
     Q, R, perm = sla.qr(X, mode="economic", pivoting=True, check_finite=False)
     r = np.abs(np.diag(R))
-    if r[0] == 0 or r[-1] <= max(n, p) * EPS * r[0]:
+    if r[0] == 0 or r[-1] <= rank_tol(r, max(n, p)):
         raise _rank_deficiency_error(X, "ordinary least squares")
     beta = np.empty(p)
     beta[perm] = sla.solve_triangular(R, Q.T @ y, lower=False, check_finite=False)

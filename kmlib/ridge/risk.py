@@ -15,13 +15,13 @@ from .._validation import (
     check_nonnegative,
     check_vector,
     finite_result,
+    rank_tol,
 )
 from ._core import (
     _check_moments,
     _full_column_rank,
     _gram_cholesky,
     _rank_deficiency_error,
-    _rank_tol,
     _sym,
 )
 
@@ -199,7 +199,7 @@ def ridge_mse_trace(X: ArrayLike, beta0: ArrayLike, sigma2: float, lams: ArrayLi
     if np.any(lams == 0) and not _full_column_rank(X):
         raise _rank_deficiency_error(X, "the OLS (lam = 0) risk")
     _, d, Vt = np.linalg.svd(X, full_matrices=False)
-    keep = d > _rank_tol(d, X.shape)
+    keep = d > rank_tol(d, max(X.shape))
     d, Vt = d[keep], Vt[keep]
     cvec = Vt @ beta0
     outside = float(beta0 @ beta0 - cvec @ cvec)
@@ -235,7 +235,7 @@ def ridge_prediction_risk(X: ArrayLike, beta0: ArrayLike, sigma2: float,
     X, beta0, sigma2 = _check_moments(X, beta0, sigma2)
     lams = np.atleast_1d(check_lam(lams, "lams", allow_array=True))
     _, d, Vt = np.linalg.svd(X, full_matrices=False)
-    keep = d > _rank_tol(d, X.shape)
+    keep = d > rank_tol(d, max(X.shape))
     d, Vt = d[keep], Vt[keep]
     c2 = (Vt @ beta0) ** 2
     d2 = d**2
