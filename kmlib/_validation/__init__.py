@@ -1,0 +1,83 @@
+"""Shared input validation for every public entry point of kmlib.
+
+Every check raises :class:`ValueError` (or :class:`NotFittedError`) with a
+message of one shape: *which argument*, *what was given*, *what is expected*.
+
+The checks are grouped by what they look at: :mod:`.tolerances` (machine
+epsilon, rank and eigenvalue tolerances), :mod:`.arrays`, :mod:`.scalars`,
+:mod:`.estimators` (labels, kernels, fitted state), :mod:`.gram` (symmetry and
+positive semi-definiteness of Gram matrices) and :mod:`.results` (no silent
+inf or NaN).  Import them from here: ``from kmlib._validation import check_matrix``.
+"""
+# NotFittedError is scikit-learn's own (a ValueError and an AttributeError), so that
+# ``except sklearn.exceptions.NotFittedError`` catches kmlib's estimators too.
+from sklearn.exceptions import NotFittedError
+
+from .arrays import (
+    as_float_array,
+    check_matrix,
+    check_same_length,
+    check_square,
+    check_vector,
+)
+from .estimators import (
+    check_binary_labels,
+    check_fitted,
+    check_kernel,
+    check_labels,
+    check_n_features,
+)
+from .gram import (
+    check_eigenvalues_psd,
+    check_gram_psd,
+    check_symmetric,
+)
+from .results import (
+    check_finite_result,
+    finite_result,
+)
+from .scalars import (
+    check_int,
+    check_lam,
+    check_nonnegative,
+    check_positive,
+    check_real,
+    check_rng,
+)
+from .tolerances import (
+    EPS,
+    PSD_RTOL,
+    SYMMETRY_RTOL,
+    eig_tol,
+    rank_tol,
+)
+
+__all__ = [
+    "NotFittedError",
+    "EPS",
+    "rank_tol",
+    "eig_tol",
+    "as_float_array",
+    "check_n_features",
+    "check_binary_labels",
+    "check_finite_result",
+    "finite_result",
+    "check_gram_psd",
+    "check_eigenvalues_psd",
+    "PSD_RTOL",
+    "SYMMETRY_RTOL",
+    "check_matrix",
+    "check_vector",
+    "check_same_length",
+    "check_lam",
+    "check_positive",
+    "check_nonnegative",
+    "check_int",
+    "check_labels",
+    "check_kernel",
+    "check_rng",
+    "check_fitted",
+    "check_square",
+    "check_real",
+    "check_symmetric",
+]

@@ -1,0 +1,113 @@
+"""Array arguments: conversion to float64 and checks of shape, finiteness and length."""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse
+from numpy.typing import ArrayLike, NDArray
+
+
+def as_float_array(X: ArrayLike, name: str) -> NDArray[np.float64]:
+    """Convert ``X`` to a float64 array with a clear error for what cannot be converted.
+
+    Rejects complex values (whose imaginary part numpy would silently drop),
+    sparse matrices, and anything that is not numeric (strings, dicts, ...).
+    """
+    if X is None:
+        raise ValueError(
+            f"{name} is None; Expected array-like (array or non-string sequence), got None"
+        )
+    if scipy.sparse.issparse(X):
+        raise TypeError(
+            f"{name} is a sparse matrix; sparse input is not supported, pass a dense "
+            f"array, e.g. {name}.toarray()"
+        )
+    try:
+        A = np.asarray(X)
+    except (TypeError, ValueError) as exc:  # e.g. ragged nested lists
+        raise ValueError(f"{name} must be a numeric array; got {type(X).__name__} ({exc})") from exc
+    if A.dtype.kind == "c" or (A.dtype.kind == "O"
+                               and any(isinstance(v, complex) for v in A.flat)):
+        raise ValueError(
+            f"{name} must be real: Complex data not supported (got dtype {A.dtype}); "
+            "pass the real part explicitly if that is what you mean"
+        )
+    try:
+        A = A.astype(float, copy=False)
+    except TypeError as exc:
+        raise TypeError(f"{name} must be a numeric array; got {type(X).__name__} ({exc})") from exc
+    except ValueError as exc:
+        raise ValueError(f"{name} must be a numeric array; got {type(X).__name__} ({exc})") from exc
+    except OverflowError as exc:
+        raise ValueError(f"{name} has a value too large for float64 ({exc})") from exc
+    return A
+
+
+def _finite(a: np.ndarray, name: str) -> None:
+    if not np.all(np.isfinite(a)):
+        bad = int(np.size(a) - np.count_nonzero(np.isfinite(a)))
+        raise ValueError(
+            f"{name} contains {bad} NaN or infinite value(s); "
+            "remove or impute them before calling this function"
+        )
+
+
+def check_matrix(X: ArrayLike, name: str = "X", *, allow_1d: bool = True,
+                 min_rows: int = 1, finite: bool = True) -> np.ndarray:
+    """Return ``X`` as a float 2-D array of shape (n, d).
+
+    A 1-D input of length n is read as n points in one dimension (shape (n, 1)),
+    the convention used throughout the book for functions on an interval.
+    """
+    A = as_float_array(X, name)
+    if A.ndim == 1 and allow_1d:
+        A = A[:, None]
+    if A.ndim != 2:
+        raise ValueError(
+            f"{name} must be a 2-D array of shape (n_samples, n_features)"
+            f"{' or a 1-D array' if allow_1d else ''}; got an array with ndim={A.ndim}"
+        )
+    if A.shape[1] == 0:
+        raise ValueError(
+            f"{name} is empty: 0 feature(s) (shape={A.shape}) while a minimum of 1 is required."
+        )
+    if A.shape[0] < min_rows:
+        raise ValueError(
+            f"{name} is empty: {A.shape[0]} sample(s) (shape={A.shape}) while a minimum of "
+            f"{min_rows} is required."
+        )
+    if finite:
+        _finite(A, name)
+    return A
+
+
+def check_vector(y: ArrayLike, name: str = "y", *, finite: bool = True,
+                 min_len: int = 1) -> np.ndarray:
+    """Return ``y`` as a float 1-D array (an (n, 1) column is flattened)."""
+    v = as_float_array(y, name)
+    if v.ndim == 2 and v.shape[1] == 1:
+        v = v[:, 0]
+    if v.ndim != 1:
+        raise ValueError(f"{name} must be 1-D of shape (n_samples,); got shape {v.shape}")
+    if v.shape[0] < min_len:
+        raise ValueError(f"{name} is empty; expected at least {min_len} value(s)")
+    if finite:
+        _finite(v, name)
+    return v
+
+
+def check_same_length(a: np.ndarray, b: np.ndarray, name_a: str = "X",
+                      name_b: str = "y") -> None:
+    """Raise if ``a`` and ``b`` do not have the same number of rows."""
+    if len(a) != len(b):
+        raise ValueError(
+            f"{name_a} and {name_b} must have the same number of samples; "
+            f"got {len(a)} and {len(b)}"
+        )
+
+
+def check_square(K: ArrayLike, name: str = "K") -> np.ndarray:
+    """Return ``K`` as a finite float square 2-D array."""
+    A = check_matrix(K, name, allow_1d=False)
+    if A.shape[0] != A.shape[1]:
+        raise ValueError(f"{name} must be a square matrix; got shape {A.shape}")
+    return A

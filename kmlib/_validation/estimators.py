@@ -1,0 +1,118 @@
+"""Arguments of estimators: labels, kernels, fitted state and the number of features."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse
+from numpy.typing import ArrayLike, NDArray
+from sklearn.exceptions import NotFittedError
+
+from .arrays import _finite, check_vector
+
+
+def check_labels(y: ArrayLike, name: str = "y") -> np.ndarray:
+    """Return labels as a float array, raising unless every entry is -1 or 1."""
+    v = check_vector(y, name)
+    bad = ~np.isin(v, (-1.0, 1.0))
+    if np.any(bad):
+        found = np.unique(v[bad])[:5]
+        raise ValueError(
+            f"{name} must contain only the labels -1 and 1; found {found.tolist()}. "
+            "Recode the classes, e.g. y = np.where(y == positive_class, 1, -1)"
+        )
+    return v
+
+
+def check_kernel(kernel: Any, name: str = "kernel") -> Any:
+    """Raise unless ``kernel`` is callable as ``kernel(X, Y)``."""
+    if not callable(kernel):
+        raise ValueError(
+            f"{name} must be a callable k(X, Y) returning a Gram matrix, e.g. "
+            f"kmlib.kernels.gaussian(1.0); got {type(kernel).__name__}"
+        )
+    return kernel
+
+
+def check_fitted(estimator: Any, attribute: str) -> None:
+    """Raise scikit-learn's :class:`NotFittedError` unless ``estimator`` has ``attribute``."""
+    if getattr(estimator, attribute, None) is None:
+        raise NotFittedError(
+            f"This {type(estimator).__name__} instance is not fitted yet; call fit(X, y) "
+            "before using this estimator"
+        )
+
+
+def check_n_features(estimator: Any, X: np.ndarray, what: str = "features") -> None:
+    """Raise unless ``X`` has as many columns as the data ``estimator`` was fitted on.
+
+    The message has scikit-learn's shape ("X has 3 features, but KernelRidge is
+    expecting 2 features as input"), so tools built on scikit-learn recognise it.
+    """
+    expected = estimator.n_features_in_
+    if X.shape[1] != expected:
+        raise ValueError(
+            f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting "
+            f"{expected} features as input ({what} of the training data). Reshape your "
+            f"data to (n_samples, {expected}) if it holds one sample or one feature"
+        )
+
+
+def check_binary_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, NDArray[np.float64]]:
+    """Check two-class labels and code them as -1/+1.
+
+    Any two distinct labels are accepted (numbers, strings, booleans).  As in
+    scikit-learn, ``classes_ = np.unique(y)`` and the second class is coded +1.
+
+    Returns
+    -------
+    classes : ndarray of shape (2,)
+        The two labels in sorted order.
+    y_pm : ndarray of shape (n,)
+        ``+1.0`` where ``y == classes[1]``, ``-1.0`` elsewhere.
+    """
+    if scipy.sparse.issparse(y):
+        raise TypeError(f"{name} is a sparse matrix; pass the labels as a 1-D array")
+    if y is None:
+        raise ValueError(
+            f"{name} is None; Expected array-like (array or non-string sequence), got None"
+        )
+    arr = np.asarray(y)
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{name} must hold class labels: Complex data not supported")
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D of shape (n_samples,); got shape {arr.shape}")
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} is empty; expected at least 2 labels")
+    if arr.dtype.kind == "f":
+        _finite(arr, name)
+    elif arr.dtype.kind == "O":
+        try:
+            arr = arr.astype(str) if all(isinstance(v, str) for v in arr) else arr.astype(float)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name} must hold class labels (numbers or strings); {exc}") from exc
+        if arr.dtype.kind == "f":
+            _finite(arr, name)
+    elif arr.dtype.kind not in "biuUS":
+        raise ValueError(f"{name} must hold class labels; got dtype {arr.dtype}")
+    classes = np.unique(arr)
+    if classes.shape[0] > 2 and arr.dtype.kind == "f" and np.any(classes != np.round(classes)):
+        raise ValueError(
+            f"Unknown label type: {name} looks like a continuous target (non-integer values "
+            f"such as {classes[classes != np.round(classes)][0]!r}); a classifier needs "
+            "class labels"
+        )
+    if classes.shape[0] > 2:
+        raise ValueError(
+            f"Only binary classification is supported. {name} has {classes.shape[0]} classes "
+            f"{classes[:5].tolist()}; wrap the classifier in "
+            "sklearn.multiclass.OneVsRestClassifier for more than two"
+        )
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"{name} must contain two classes; got only one class, the label "
+            f"{classes[0].tolist()!r}"
+        )
+    return classes, np.where(arr == classes[1], 1.0, -1.0)

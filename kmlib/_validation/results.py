@@ -1,0 +1,81 @@
+"""Results: a computation from finite inputs must not return inf or NaN silently."""
+from __future__ import annotations
+
+import functools
+import numbers
+from typing import Any, Callable, TypeVar
+
+import numpy as np
+
+
+def check_finite_result(value: Any, what: str, advice: str = "") -> Any:
+    """Raise unless the computed ``value`` is finite.
+
+    Used after a computation whose inputs were finite but whose result over- or
+    underflowed (e.g. data of size 1e200), so that it never returns inf or NaN silently.
+    """
+    if not np.all(np.isfinite(value)):
+        raise ValueError(
+            f"{what} is not finite (overflow in floating point); "
+            + (advice or "rescale the inputs (e.g. standardise X and y) and try again")
+        )
+    return value
+
+
+def _all_numbers(result: Any):
+    """Every numeric array in ``result`` (arrays, numbers, tuples, lists, dicts)."""
+    if isinstance(result, dict):
+        for v in result.values():
+            yield from _all_numbers(v)
+    elif isinstance(result, (tuple, list)):
+        for v in result:
+            yield from _all_numbers(v)
+    elif isinstance(result, (bool, np.bool_)):
+        return
+    elif isinstance(result, (numbers.Number, np.ndarray)):
+        a = np.asarray(result)
+        if a.dtype.kind in "fc":
+            yield a
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def finite_result(func: F | None = None, *, allow_inf: bool = False) -> Any:
+    """Decorate a public function so that it never returns inf or NaN silently.
+
+    Inputs are validated by the ``check_*`` functions; this guards the *result*:
+    when finite inputs over- or underflow on the way (data of size 1e200, a
+    variance of 1e-300), the call raises a :class:`ValueError` that says so instead
+    of returning inf or NaN.  Requests too large to allocate (``n = 10**12``) and
+    Python's own ``OverflowError`` become a :class:`ValueError` as well.
+
+    ``@finite_result(allow_inf=True)`` is for the few functions whose documented
+    answer can be ``inf`` (e.g. a threshold that does not exist); NaN is still refused.
+    """
+    if func is None:
+        return functools.partial(finite_result, allow_inf=allow_inf)
+    name = getattr(func, "__qualname__", getattr(func, "__name__", "kmlib"))
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+                out = func(*args, **kwargs)
+        except MemoryError as exc:
+            raise ValueError(
+                f"{name}: the sizes requested need more memory than is available ({exc})"
+            ) from None
+        except OverflowError as exc:
+            raise ValueError(f"{name}: a value is too large for float64 ({exc})") from None
+        for a in _all_numbers(out):
+            bad = np.isnan(a) if allow_inf else ~np.isfinite(a)
+            if np.any(bad):
+                raise ValueError(
+                    f"{name}: the result is not finite (overflow or underflow in floating "
+                    "point, or a NaN among the inputs); rescale the inputs (e.g. standardise "
+                    "X and y) or use hyper-parameters of moderate size"
+                )
+        return out
+
+    return wrapper  # type: ignore[return-value]

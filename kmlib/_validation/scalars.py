@@ -1,0 +1,74 @@
+"""Scalar arguments: real, non-negative and positive numbers, penalties, integers, seeds."""
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from .arrays import _finite
+
+
+def check_real(value: Any, name: str) -> float:
+    """Return ``value`` as a float, raising unless it is a finite real number (any sign)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number; got {value!r}")
+    v = float(value)
+    if not np.isfinite(v):
+        raise ValueError(f"{name} must be finite; got {value!r}")
+    return v
+
+
+def check_nonnegative(value: Any, name: str) -> float:
+    """Return ``value`` as a float, raising unless it is finite and >= 0."""
+    v = check_real(value, name)
+    if v < 0:
+        raise ValueError(f"{name} must be >= 0; got {value!r}")
+    return v
+
+
+def check_positive(value: Any, name: str) -> float:
+    """Return ``value`` as a float, raising unless it is finite and > 0."""
+    v = check_real(value, name)
+    if v <= 0:
+        raise ValueError(f"{name} must be > 0; got {value!r}")
+    return v
+
+
+def check_lam(lam: Any, name: str = "lam", *, allow_array: bool = False) -> Any:
+    """Validate a regularisation parameter (or a grid of them): finite and >= 0."""
+    if allow_array and np.ndim(lam) > 0:
+        arr = np.asarray(lam, dtype=float)
+        if arr.ndim != 1 or arr.size == 0:
+            raise ValueError(
+                f"{name} must be a non-empty 1-D grid of values; got shape {arr.shape}"
+            )
+        _finite(arr, name)
+        if np.any(arr < 0):
+            raise ValueError(
+                f"{name} must contain only values >= 0; got minimum {arr.min()!r}"
+            )
+        return arr
+    return check_nonnegative(lam, name)
+
+
+def check_int(value: Any, name: str, *, minimum: int = 1,
+              maximum: int | None = None) -> int:
+    """Return ``value`` as an int in [minimum, maximum]."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer; got {value!r}")
+    v = int(value)
+    if v < minimum:
+        raise ValueError(f"{name} must be >= {minimum}; got {v}")
+    if maximum is not None and v > maximum:
+        raise ValueError(f"{name} must be <= {maximum}; got {v}")
+    return v
+
+
+def check_rng(seed: Any, name: str = "seed") -> np.random.Generator:
+    """Turn ``seed`` (None, int or Generator) into a :class:`numpy.random.Generator`."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None or (isinstance(seed, numbers.Integral) and not isinstance(seed, bool)):
+        return np.random.default_rng(seed)
+    raise ValueError(f"{name} must be None, an int or a numpy Generator; got {seed!r}")
