@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import integrate, linalg, special
 
 from ._validation import (
@@ -48,7 +49,7 @@ __all__ = [
     "kms_min_eigenvalue",
 ]
 
-def _symmetric(K: Any, name: str = "K") -> np.ndarray:
+def _symmetric(K: ArrayLike, name: str = "K") -> np.ndarray:
     """Validate a finite square matrix and require symmetry up to round-off."""
     A = check_square(K, name)
     check_symmetric(A, name)
@@ -60,7 +61,7 @@ def _exponent(a: Any) -> float:
     return a
 
 
-def power_distance_gram(X: Any, Y: Any = None, a: float = 1.0) -> np.ndarray:
+def power_distance_gram(X: ArrayLike, Y: ArrayLike | None = None, a: float = 1.0) -> np.ndarray:
     """Gram matrix of ``k(x, x') = ||x - x'||^a`` (Euclidean norm).
 
     Parameters
@@ -93,7 +94,7 @@ def power_distance_gram(X: Any, Y: Any = None, a: float = 1.0) -> np.ndarray:
     return G
 
 
-def anchored_gram(K: Any, anchor: int = 0, *, drop_anchor: bool = False) -> np.ndarray:
+def anchored_gram(K: ArrayLike, anchor: int = 0, *, drop_anchor: bool = False) -> np.ndarray:
     """Gram matrix of ``k'(x, x') = k(x, x0) + k(x', x0) - k(x, x') - k(x0, x0)``.
 
     The anchor ``x0`` is the point of index ``anchor``, so
@@ -151,7 +152,7 @@ def sum_zero_basis(n: int) -> np.ndarray:
     return B
 
 
-def sum_zero_top_eigenvalue(K: Any) -> float:
+def sum_zero_top_eigenvalue(K: ArrayLike) -> float:
     """Largest value of ``c^T K c`` over unit vectors ``c`` with ``sum(c) = 0``.
 
     ``K`` is NDS exactly when this number is ``<= 0``.
@@ -173,7 +174,7 @@ def sum_zero_top_eigenvalue(K: Any) -> float:
     return float(linalg.eigvalsh(0.5 * (M + M.T))[-1])
 
 
-def exp_min_eigenvalues(K: Any, ts: Any) -> np.ndarray:
+def exp_min_eigenvalues(K: ArrayLike, ts: ArrayLike) -> np.ndarray:
     """Smallest eigenvalue of ``exp(-t K)`` (entrywise) for each ``t`` in ``ts``.
 
     By Schoenberg's theorem they are all ``>= 0`` when ``K`` is NDS.
@@ -196,7 +197,7 @@ def exp_min_eigenvalues(K: Any, ts: Any) -> np.ndarray:
     return np.array([linalg.eigvalsh(np.exp(-ti * S))[0] for ti in t])
 
 
-def anchored_min_eigenvalues(X: Any, exponents: Any, anchor: int = 0) -> np.ndarray:
+def anchored_min_eigenvalues(X: ArrayLike, exponents: ArrayLike, anchor: int = 0) -> np.ndarray:
     """Smallest eigenvalue of the anchored Gram matrix of ``||x - x'||^a`` for each ``a``.
 
     The anchor's own (zero) row and column are dropped, so for distinct points
@@ -229,7 +230,7 @@ def anchored_min_eigenvalues(X: Any, exponents: Any, anchor: int = 0) -> np.ndar
     return out
 
 
-def metric_embedding(K: Any, anchor: int = 0, tol: float | None = None) -> np.ndarray:
+def metric_embedding(K: ArrayLike, anchor: int = 0, tol: float | None = None) -> np.ndarray:
     """Points ``Phi_i`` with ``||Phi_i - Phi_j||^2 = K_ij`` for an NDS ``K`` with zero diagonal.
 
     Eigendecompose the anchored matrix ``K' = U diag(d) U^T`` (PSD because ``K``

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import ridge
 from ._validation import check_int, check_positive, check_rng
@@ -19,7 +20,7 @@ __all__ = ["mse_order_crossing", "polynomial_design", "ridge_smoothers", "bias_v
            "simulate_bias_variance", "screened_ridge_cv", "nested_cv"]
 
 
-def mse_order_crossing(X: Any, beta0: Any, sigma2: float, *, xtol: float = 1e-12,
+def mse_order_crossing(X: ArrayLike, beta0: ArrayLike, sigma2: float, *, xtol: float = 1e-12,
                        max_factor: float = 1e6) -> float:
     """Smallest ``lam`` at which ``MSE(OLS) - MSE(ridge)`` stops being positive definite.
 
@@ -70,7 +71,7 @@ def mse_order_crossing(X: Any, beta0: Any, sigma2: float, *, xtol: float = 1e-12
     return 0.5 * (lo + hi)
 
 
-def polynomial_design(x: Any, degree: int) -> np.ndarray:
+def polynomial_design(x: ArrayLike, degree: int) -> np.ndarray:
     """Columns ``x, x**2, ..., x**degree`` (the intercept is fitted separately).
 
     Parameters
@@ -89,7 +90,7 @@ def polynomial_design(x: Any, degree: int) -> np.ndarray:
     return x[:, None] ** np.arange(1, degree + 1)
 
 
-def ridge_smoothers(X: Any, lams: Any, X_new: Any = None) -> np.ndarray:
+def ridge_smoothers(X: ArrayLike, lams: ArrayLike, X_new: ArrayLike | None = None) -> np.ndarray:
     """Smoother matrices of ridge with an unpenalised intercept and standardised columns.
 
     Ridge fitted to ``(X, Y)`` predicts at the rows of ``X_new`` the values ``S_lam Y`` with
@@ -122,7 +123,7 @@ def ridge_smoothers(X: Any, lams: Any, X_new: Any = None) -> np.ndarray:
     return 1.0 / n + np.einsum("tk,jk,lj,ij->lti", Z_new, Vt, filt, U)
 
 
-def bias_variance(S: Any, f_train: Any, f_new: Any, sigma2: float
+def bias_variance(S: ArrayLike, f_train: ArrayLike, f_new: ArrayLike, sigma2: float
                   ) -> tuple[np.ndarray, np.ndarray]:
     """Exact squared bias and variance of linear predictors, averaged over prediction points.
 
@@ -153,7 +154,8 @@ def bias_variance(S: Any, f_train: Any, f_new: Any, sigma2: float
     return bias2, variance
 
 
-def simulate_bias_variance(S: Any, f_train: Any, f_new: Any, sigma2: float, n_train_sets: int,
+def simulate_bias_variance(S: ArrayLike, f_train: ArrayLike, f_new: ArrayLike, sigma2: float,
+                           n_train_sets: int,
                            *, seed: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """Monte-Carlo squared bias and variance over simulated training sets.
 
@@ -201,7 +203,7 @@ def _fold_pairs(folds: Any, n: int, seed: int) -> list[tuple[np.ndarray, np.ndar
     return resolve_folds(folds, n)
 
 
-def screened_ridge_cv(X: Any, y: Any, n_keep: int, lam: float, folds: Any = 5, *,
+def screened_ridge_cv(X: ArrayLike, y: ArrayLike, n_keep: int, lam: float, folds: Any = 5, *,
                       screen_inside: bool = True, seed: int = 0) -> float:
     """CV error of "keep the ``n_keep`` columns most correlated with y, then fit ridge".
 
@@ -250,7 +252,8 @@ def screened_ridge_cv(X: Any, y: Any, n_keep: int, lam: float, folds: Any = 5, *
     return float(sq.mean())
 
 
-def nested_cv(X: Any, y: Any, lams: Any, outer: Any = 5, inner: Any = 5, *, seed: int = 0
+def nested_cv(X: ArrayLike, y: ArrayLike, lams: ArrayLike, outer: Any = 5, inner: Any = 5, *,
+              seed: int = 0
               ) -> tuple[float, np.ndarray]:
     """Nested cross-validation of "choose lam by inner v-fold CV, then refit ridge".
 

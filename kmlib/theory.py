@@ -117,7 +117,7 @@ def sobolev_eigenvalues(j: ArrayLike) -> Any:
 
 
 @finite_result
-def krr_mspe(K: ArrayLike, f0: ArrayLike, sigma2: float, lam: Any) -> Any:
+def krr_mspe(K: ArrayLike, f0: ArrayLike, sigma2: float, lam: float | ArrayLike) -> Any:
     r"""Exact mean squared prediction error of KRR at the design points.
 
     .. math::
@@ -174,7 +174,8 @@ def krr_mspe(K: ArrayLike, f0: ArrayLike, sigma2: float, lam: Any) -> Any:
 
 
 @finite_result
-def krr_mspe_bound(eigvals: ArrayLike, sigma2: float, lam: Any, f_norm2: float) -> MSPEBound:
+def krr_mspe_bound(eigvals: ArrayLike, sigma2: float, lam: float | ArrayLike,
+                   f_norm2: float) -> MSPEBound:
     r"""Both upper bounds of the MSPE theorem for kernel ridge regression.
 
     Theorem (chapter "How fast does kernel ridge regression learn?", with

@@ -30,7 +30,7 @@ __all__ = [
 
 
 @finite_result
-def shrinkage_factors(d: ArrayLike, lam: Any) -> np.ndarray:
+def shrinkage_factors(d: ArrayLike, lam: float | ArrayLike) -> np.ndarray:
     """Ridge shrinkage factors ``d_j^2 / (d_j^2 + lam)``.
 
     Ridge multiplies the coordinate ``U_j^T y`` of the response along the j-th
@@ -59,7 +59,7 @@ def shrinkage_factors(d: ArrayLike, lam: Any) -> np.ndarray:
 
 
 @finite_result
-def effective_df(X: ArrayLike, lam: Any) -> Any:
+def effective_df(X: ArrayLike, lam: float | ArrayLike) -> Any:
     """Effective degrees of freedom ``sum_j d_j^2/(d_j^2 + lam) = tr(H_lam)``.
 
     ``H_lam = X (X^T X + lam I)^{-1} X^T`` is the ridge hat matrix.  The value
