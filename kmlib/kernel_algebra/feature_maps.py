@@ -2,52 +2,23 @@
 
 Chapter 4 ("Kernels: positive definiteness, closure rules, a catalogue, and what is
 not a kernel"), sections "Feature maps give kernels" and "The empirical kernel map":
-a truncated explicit feature map of the one-dimensional Gaussian kernel, the
+a truncated explicit feature map of the one-dimensional Gaussian kernel (the map
+of chapter 3, :func:`kmlib.kernel_trick.gaussian_features_1d`, re-exported), the
 empirical kernel map ``x -> (k(x, x_1), ..., k(x, x_m))`` (whose inner products on
 the sample give ``K^2``) and its whitened version (which gives ``K``).
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import linalg
 
-from .._validation import check_int, check_nonnegative, check_positive, check_vector, eig_tol
+from .._validation import check_nonnegative, eig_tol
+from ..kernel_trick import gaussian_features_1d
 from ..kernels import Kernel
 from ._common import _check_kernel_object
 
 __all__ = ["gaussian_features_1d", "empirical_kernel_map", "whitened_kernel_map"]
-
-def gaussian_features_1d(x: ArrayLike, sigma: float, n_features: int) -> NDArray[np.float64]:
-    """Truncated explicit feature map of the one-dimensional Gaussian kernel.
-
-    ``phi_m(x) = exp(-x^2 / (2 sigma^2)) (x / sigma)^m / sqrt(m!)`` for
-    ``m = 0, ..., n_features - 1``, so that ``sum_m phi_m(x) phi_m(x')`` tends to
-    ``exp(-(x - x')^2 / (2 sigma^2))`` as ``n_features`` grows.
-
-    Parameters
-    ----------
-    x : array-like of shape (n,)
-    sigma : float
-        Bandwidth ``sigma > 0``.
-    n_features : int
-        Number of terms kept, ``>= 1``.
-
-    Returns
-    -------
-    ndarray of shape (n, n_features)
-    """
-    x = check_vector(x, "x")
-    sigma = check_positive(sigma, "sigma")
-    M = check_int(n_features, "n_features", minimum=1)
-    u = x / sigma
-    P = np.empty((len(x), M))
-    P[:, 0] = 1.0
-    for j in range(1, M):  # u^m / sqrt(m!) by a stable recurrence
-        P[:, j] = P[:, j - 1] * u / math.sqrt(j)
-    return np.exp(-0.5 * u * u)[:, None] * P
 
 
 def empirical_kernel_map(k: Kernel, sample: ArrayLike, X: ArrayLike) -> NDArray[np.float64]:
