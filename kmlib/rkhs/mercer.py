@@ -6,7 +6,8 @@ truncated feature map and its sup-norm error, and the spectrum of the scaled Gra
 matrix on a grid (:func:`min_kernel_eigenfunctions`, :func:`mercer_features`,
 :func:`mercer_sup_error`, :func:`grid_eigenvalues`); and the ell^2 feature map of
 the one-dimensional Gaussian kernel from its Taylor series
-(:func:`gaussian_taylor_features`).
+(:func:`gaussian_taylor_features`, the map of chapter 3,
+:func:`kmlib.kernel_trick.gaussian_features_1d`, under the name chapter 5 uses).
 """
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import linalg
 
-from .._validation import check_int, check_vector
+from .._validation import check_int
+from ..kernel_trick import gaussian_features_1d as gaussian_taylor_features
 from ..theory import sobolev_eigenvalues
 from ._common import _unit_points
 
@@ -25,39 +27,6 @@ __all__ = [
     "mercer_sup_error",
     "grid_eigenvalues",
 ]
-
-
-def gaussian_taylor_features(x: ArrayLike, sigma: float, M: int) -> NDArray[np.float64]:
-    r"""First ``M`` coordinates of the ell^2 feature map of the one-dimensional Gaussian kernel.
-
-    From
-    :math:`e^{-(x-y)^2/(2\sigma^2)}=e^{-x^2/(2\sigma^2)}e^{-y^2/(2\sigma^2)}
-    \sum_{m\ge0}\frac{(xy/\sigma^2)^m}{m!}`,
-    :math:`\phi_m(x)=e^{-x^2/(2\sigma^2)}(x/\sigma)^m/\sqrt{m!}`, :math:`m=0,\dots,M-1`.
-    Computed by the recursion :math:`\phi_m=\phi_{m-1}\,(x/\sigma)/\sqrt m` (no factorials).
-
-    Parameters
-    ----------
-    x : array-like of shape (n,)
-    sigma : float
-        Bandwidth, > 0.
-    M : int
-        Number of coordinates, >= 1.
-
-    Returns
-    -------
-    ndarray of shape (n, M)
-    """
-    v = check_vector(x, "x")
-    if not (isinstance(sigma, (int, float, np.floating)) and sigma > 0):
-        raise ValueError(f"sigma must be a number > 0; got {sigma!r}")
-    M = check_int(M, "M")
-    t = v / sigma
-    out = np.empty((len(v), M))
-    out[:, 0] = np.exp(-0.5 * t**2)
-    for m in range(1, M):
-        out[:, m] = out[:, m - 1] * t / np.sqrt(m)
-    return out
 
 
 def min_kernel_eigenfunctions(x: ArrayLike, J: int) -> NDArray[np.float64]:
