@@ -3,10 +3,10 @@
 Every check raises :class:`ValueError` (or :class:`NotFittedError`) with a
 message of one shape: *which argument*, *what was given*, *what is expected*.
 
-The checks are grouped by what they look at: :mod:`.tolerances` (machine
-epsilon, rank and eigenvalue tolerances), :mod:`.arrays`, :mod:`.scalars`,
-:mod:`.estimators` (labels, kernels, fitted state), :mod:`.gram` (symmetry and
-positive semi-definiteness of Gram matrices) and :mod:`.results` (no silent
+The checks are grouped by what they look at: ``tolerances`` (machine
+epsilon, rank and eigenvalue tolerances), ``arrays``, ``scalars``,
+``estimators`` (labels, kernels, fitted state), ``gram`` (symmetry and
+positive semi-definiteness of Gram matrices) and ``results`` (no silent
 inf or NaN).  Import them from here: ``from kmlib._validation import check_matrix``.
 """
 # NotFittedError is scikit-learn's own (a ValueError and an AttributeError), so that

@@ -12,12 +12,12 @@ map and its whitened version, the Monte-Carlo argument behind the Schur product
 rule, Gaussian-process sample paths, and the Nadaraya-Watson smoother (whose
 "kernel" is a different object).
 
-The package is split by concept: :mod:`.catalogue` (constant, Cauchy, l1
+The package is split by concept: ``catalogue`` (constant, Cauchy, l1
 Laplacian, the Matern Bessel formula, min-hashing for the Jaccard kernel),
-:mod:`.closure` (tensor product, composition, rescaling, power series),
-:mod:`.feature_maps` (Gaussian features, empirical and whitened kernel maps),
-:mod:`.covariance` (smallest eigenvalue, Schur product by simulation, Gaussian-process
-sample paths) and :mod:`.smoothing` (Nadaraya-Watson).  Import from
+``closure`` (tensor product, composition, rescaling, power series),
+``feature_maps`` (Gaussian features, empirical and whitened kernel maps),
+``covariance`` (smallest eigenvalue, Schur product by simulation, Gaussian-process
+sample paths) and ``smoothing`` (Nadaraya-Watson).  Import from
 :mod:`kmlib.kernel_algebra` itself.
 
 Examples

@@ -3,7 +3,7 @@ r"""Experiments and plotting helpers: SMO's running time, the margin bounds agai
 Chapter *Support vector machines and kernel logistic regression* times kmlib's
 SMO on two moons of growing size (:func:`smo_cost`), fits the kernel SVM for
 several sample sizes and evaluates the margin bounds of
-:mod:`kmlib.margin.bounds` on it (:func:`margin_bound_experiment`), and draws
+``kmlib.margin.bounds`` on it (:func:`margin_bound_experiment`), and draws
 decision functions on a grid (:func:`decision_grid`).
 """
 from __future__ import annotations

@@ -4,7 +4,7 @@ Chapter *Support vector machines and kernel logistic regression* compares the
 SVM's hinge loss :math:`(1-z)_+` with the logistic loss :math:`\log(1+e^{-z})`,
 finds the point :func:`loss_crossing` below which the logistic loss is the
 smaller one, and uses the empirical :math:`\rho`-margin (ramp) loss of Mohri,
-Rostamizadeh & Talwalkar (2018) in the margin bounds (:mod:`kmlib.margin.bounds`).
+Rostamizadeh & Talwalkar (2018) in the margin bounds (``kmlib.margin.bounds``).
 """
 from __future__ import annotations
 

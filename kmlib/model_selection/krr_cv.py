@@ -2,7 +2,7 @@
 
 :func:`krr_cv_path` scores a whole grid of penalties with one factorisation
 per training block.  Instead of the eigendecomposition of
-:mod:`kmlib.model_selection.krr_spectral` it uses a cheaper relative of the same
+``kmlib.model_selection.krr_spectral`` it uses a cheaper relative of the same
 spectral idea: the Householder tridiagonalisation
 :math:`K_{tr,tr} = Q\\,T\\,Q^\\top` (the first, and dominant, stage of an
 eigendecomposition, about half its cost), after which

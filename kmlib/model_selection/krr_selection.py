@@ -3,12 +3,12 @@
 Also importable from :mod:`kmlib.model_selection` (``model_selection.krr_path``, ...).
 This module gathers the public names of three submodules:
 
-* :mod:`kmlib.model_selection.krr_spectral`: the eigendecomposition route,
+* ``kmlib.model_selection.krr_spectral``: the eigendecomposition route,
   :func:`krr_path` (fitted values along a penalty grid) and :func:`krr_loo`
   (exact leave-one-out error);
-* :mod:`kmlib.model_selection.krr_cv`: :func:`krr_cv_path`, v-fold
+* ``kmlib.model_selection.krr_cv``: :func:`krr_cv_path`, v-fold
   cross-validation by tridiagonalisation of each training block;
-* :mod:`kmlib.model_selection.krr_tuning`: :func:`tune_krr` and its
+* ``kmlib.model_selection.krr_tuning``: :func:`tune_krr` and its
   :class:`KRRTuningTable`, the joint choice of a kernel hyper-parameter and
   the penalty.
 

@@ -13,8 +13,8 @@ so after one :math:`O(n^3)` factorisation every further value of
 holds that engine: the fitted values along a penalty grid (:func:`krr_path`,
 through the shrinkage factors :math:`d/(d+\\lambda)`), the exact leave-one-out
 error of chapter 2 for every penalty (:func:`krr_loo`), and the validation
-and pseudo-inverse helpers shared with :mod:`kmlib.model_selection.krr_cv`
-and :mod:`kmlib.model_selection.krr_tuning`.
+and pseudo-inverse helpers shared with ``kmlib.model_selection.krr_cv``
+and ``kmlib.model_selection.krr_tuning``.
 
 ``lam = 0`` in :func:`krr_path` means the minimum-norm interpolant
 (pseudo-inverse with the rank tolerance of :mod:`kmlib.krr`); a penalty

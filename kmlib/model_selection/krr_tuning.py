@@ -2,7 +2,7 @@
 
 :func:`tune_krr` computes, for each kernel hyper-parameter, the Gram matrix
 once and scores every penalty on the same folds with the cross-validation
-engine of :mod:`kmlib.model_selection.krr_cv`; it refits a
+engine of ``kmlib.model_selection.krr_cv``; it refits a
 :class:`kmlib.krr.KernelRidge` at the minimiser and returns the whole table as
 a :class:`KRRTuningTable`.  Chapter 7's rate experiments (and its exercise
 sheet) choose the length scale and :math:`\\lambda` this way.

@@ -8,7 +8,7 @@ Chapter 8 of the book writes the kernel SVM in its penalised form
 
 and solves it through the dual with box constant :math:`C = 1/(2\lambda)`
 (:func:`C_from_lam`).  :class:`KernelSVM` is the scikit-learn style estimator:
-it validates the inputs, runs the SMO solver of :mod:`kmlib.svm.smo` on the
+it validates the inputs, runs the SMO solver (:func:`kmlib.svm.smo_solve`) on the
 Gram matrix (or on lazily computed kernel rows) and predicts with
 :math:`f(x) = \sum_i a_i y_i k(x, x_i) + b`.
 """
