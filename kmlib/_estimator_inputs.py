@@ -110,8 +110,11 @@ def check_both_labels(y: np.ndarray, why: str = "") -> None:
         raise ValueError(f"y must contain both labels -1 and 1; got only {y[0]:g}{extra}")
 
 
-def gram(kernel: Any, X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
+def gram(kernel: Any, X: np.ndarray, Y: np.ndarray | None = None, *, what: str | None = None,
+         finite: bool = True) -> np.ndarray:
     """Evaluate ``kernel(X)`` (or ``kernel(X, Y)``) and check the result.
+
+    The one place where kmlib's estimators evaluate a user's kernel.
 
     Parameters
     ----------
@@ -121,6 +124,12 @@ def gram(kernel: Any, X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
         Row points.
     Y : ndarray of shape (n, d) or None
         Column points; None means ``Y = X`` and calls ``kernel(X)``.
+    what : str, optional
+        The call as error messages name it; default ``"kernel(X)"`` or ``"kernel(X, Y)"``.
+    finite : bool, default True
+        Check that every entry is finite.  A caller that runs
+        :func:`kmlib._validation.check_symmetric` on the square ``kernel(X)`` may pass
+        False: that check rejects NaN and inf in the same pass.
 
     Returns
     -------
@@ -130,16 +139,23 @@ def gram(kernel: Any, X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
     Raises
     ------
     ValueError
-        If the kernel returns a matrix of the wrong shape, or NaN or infinite values.
+        If the kernel returns something that is not a numeric array, a matrix of the
+        wrong shape, or NaN or infinite values.
     """
-    G = np.asarray(kernel(X) if Y is None else kernel(X, Y), dtype=float)
+    if what is None:
+        what = "kernel(X)" if Y is None else "kernel(X, Y)"
+    G = kernel(X) if Y is None else kernel(X, Y)
+    try:
+        G = np.asarray(G, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{what} must return a numeric array; got {type(G).__name__}") from exc
     shape = (X.shape[0], X.shape[0] if Y is None else Y.shape[0])
     if G.shape != shape:
         raise ValueError(
-            f"kernel must return a Gram matrix of shape {shape}; got shape {G.shape}"
+            f"{what} must return a Gram matrix of shape {shape}; got shape {G.shape}"
         )
-    if not np.all(np.isfinite(G)):
-        raise ValueError("kernel returned NaN or infinite values; check the kernel's parameters")
+    if finite and not np.all(np.isfinite(G)):
+        raise ValueError(f"{what} returned NaN or infinite values; check the kernel's parameters")
     return G
 
 

@@ -44,6 +44,7 @@ from numpy.typing import ArrayLike
 from scipy.linalg import blas, lapack
 from sklearn.base import BaseEstimator, RegressorMixin
 
+from ._estimator_inputs import gram
 from ._validation import (
     check_finite_result,
     check_fitted,
@@ -180,29 +181,6 @@ def _solve_shifted(K: np.ndarray, y: np.ndarray, lam: float, who: str,
     return alpha, "eigh"
 
 
-def _gram(kernel: Callable[..., Any], X: np.ndarray, Y: np.ndarray | None,
-          shape: tuple[int, int], what: str | None = None) -> np.ndarray:
-    """Evaluate ``kernel`` and check the shape (and, for ``kernel(X, Y)``, finiteness).
-
-    For the square ``kernel(X)`` the finiteness check is left to
-    :func:`kmlib._validation.check_symmetric`, which every caller runs and which covers it in
-    the same pass.  ``what`` names the call in error messages.
-    """
-    K = kernel(X) if Y is None else kernel(X, Y)
-    if what is None:
-        what = "kernel(X)" if Y is None else "kernel(X, X_fit_)"
-    try:
-        K = np.asarray(K, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{what} must return a numeric array; got {type(K).__name__}") from exc
-    if K.shape != shape:
-        raise ValueError(f"{what} must return an array of shape {shape}; got shape {K.shape}")
-    # kmlib kernels raise on non-finite values themselves; the square case of any
-    # other callable is checked by check_symmetric in the same pass as symmetry
-    finite = Y is not None and not isinstance(kernel, Kernel)
-    return check_matrix(K, what, allow_1d=False, finite=finite)
-
-
 # ---------------------------------------------------------------------------
 # public API
 # ---------------------------------------------------------------------------
@@ -313,16 +291,17 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         X = check_matrix(X, "X")
         y = check_vector(y, "y")
         check_same_length(X, y, "X", "y")
-        n = X.shape[0]
-        def gram() -> np.ndarray:
-            K = _gram(kernel, X, None, (n, n))
+        def gram_matrix() -> np.ndarray:
+            # kmlib kernels check finiteness themselves, check_symmetric does for others
+            K = gram(kernel, X, finite=False)
             if not isinstance(kernel, Kernel):  # kmlib kernels are exactly symmetric
                 check_symmetric(K, "kernel(X)")
             check_gram_psd(K, "kernel(X)", who="KernelRidge.fit")
             return K
 
         # K is ours: factorise it in place, recomputing it only if Cholesky fails
-        alpha, self.solver_ = _solve_shifted(gram(), y, lam, "KernelRidge.fit", regram=gram)
+        alpha, self.solver_ = _solve_shifted(gram_matrix(), y, lam, "KernelRidge.fit",
+                                               regram=gram_matrix)
         self.dual_coef_ = check_finite_result(alpha, "KernelRidge.fit: the dual coefficients")
         self.X_fit_ = np.array(X, copy=True)
         self.n_features_in_ = X.shape[1]
@@ -343,5 +322,5 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         check_fitted(self, "dual_coef_")
         X = check_matrix(X, "X")
         check_n_features(self, X)
-        Kx = _gram(self.kernel, X, self.X_fit_, (X.shape[0], self.X_fit_.shape[0]))
+        Kx = gram(self.kernel, X, self.X_fit_, finite=not isinstance(self.kernel, Kernel))
         return check_finite_result(_dot(Kx, self.dual_coef_), "KernelRidge.predict: f(x)")

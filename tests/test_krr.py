@@ -266,7 +266,8 @@ def test_bad_kernel_output():
         K[0, 0] = np.nan
         return K
 
-    with pytest.raises(ValueError, match=r"kernel\(X\) must return an array of shape \(10, 10\)"):
+    msg = r"kernel\(X\) must return a Gram matrix of shape \(10, 10\)"
+    with pytest.raises(ValueError, match=msg):
         KernelRidge(wrong_shape, 1.0).fit(X, y)
     with pytest.raises(ValueError, match="must be a symmetric Gram matrix"):
         KernelRidge(not_symmetric, 1.0).fit(X, y)

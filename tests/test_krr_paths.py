@@ -413,7 +413,7 @@ def test_tune_krr_bad_input():
         tune_krr(X, y, rbf, "abc", LAMS)
     with pytest.raises(ValueError, match=r"kernel_factory\(1.0\) must be a callable"):
         tune_krr(X, y, lambda p: p, [1.0], LAMS)
-    msg = r"kernel_factory\(1.0\)\(X\) must return an array of shape \(12, 12\)"
+    msg = r"kernel_factory\(1.0\)\(X\) must return a Gram matrix of shape \(12, 12\)"
     with pytest.raises(ValueError, match=msg):
         tune_krr(X, y, lambda p: (lambda A, B=None: np.ones((3, 3))), [1.0], LAMS)
     with pytest.raises(ValueError, match="same number of samples; got 12 and 11"):

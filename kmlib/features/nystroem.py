@@ -11,6 +11,7 @@ from numpy.typing import ArrayLike
 from scipy import linalg
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from .._estimator_inputs import gram
 from .._validation import (
     EPS,
     check_eigenvalues_psd,
@@ -84,15 +85,7 @@ class Nystroem(TransformerMixin, BaseEstimator):
         self.rtol = rtol
 
     def _gram(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
-        G = np.asarray(self.kernel(A, B), dtype=float)
-        if G.shape != (A.shape[0], B.shape[0]):
-            raise ValueError(
-                f"kernel must return a Gram matrix of shape {(A.shape[0], B.shape[0])} "
-                f"for inputs with {A.shape[0]} and {B.shape[0]} rows; got shape {G.shape}"
-            )
-        if not np.all(np.isfinite(G)):
-            raise ValueError("kernel returned NaN or infinite values; check its parameters")
-        return G
+        return gram(self.kernel, A, B)
 
     def fit(self, X: ArrayLike, y: ArrayLike = None) -> "Nystroem":
         """Choose the landmarks and factor their Gram matrix.

@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._estimator_inputs import gram
 from .._folds import resolve_folds
 from .._validation import (
     check_kernel,
@@ -24,7 +25,7 @@ from .._validation import (
     check_vector,
     finite_result,
 )
-from ..krr import KernelRidge, _gram
+from ..krr import KernelRidge
 from .krr_cv import _cv_errors
 from .krr_spectral import _check_lams
 
@@ -138,7 +139,7 @@ def tune_krr(X: ArrayLike, y: ArrayLike, kernel_factory: Callable[[Any], Callabl
     for i, p in enumerate(params):
         kernel = check_kernel(kernel_factory(p), f"kernel_factory({p!r})")
         what = f"kernel_factory({p!r})(X)"
-        K = _gram(kernel, X, None, (n, n), what)
+        K = gram(kernel, X, what=what, finite=False)   # check_symmetric checks finiteness
         check_symmetric(K, what)
         cv[i] = _cv_errors(K, y, lams, pairs, "tune_krr")
 
