@@ -34,7 +34,7 @@ from ._validation import (
     check_positive,
     check_square,
     check_symmetric,
-    eig_tol,
+    psd_eigh,
 )
 
 __all__ = [
@@ -267,15 +267,9 @@ def metric_embedding(K: ArrayLike, anchor: int = 0, tol: float | None = None) ->
             f"K must have a zero diagonal (k(x, x) = 0); got max |K_ii| = {diag:.3g}"
         )
     Kp = anchored_gram(S, anchor)
-    d, U = linalg.eigh(Kp)
-    tol_v = eig_tol(d, len(S))
-    if tol is not None:
-        tol_v = check_positive(tol, "tol")
-    if d[0] < -tol_v:
-        raise ValueError(
-            f"K must be conditionally negative definite: the anchored matrix K' has the "
-            f"eigenvalue {d[0]:.3g} < -tol = {-tol_v:.3g}"
-        )
+    d, U, tol_v = psd_eigh(
+        Kp, "the anchored matrix K'", tol=None if tol is None else check_positive(tol, "tol"),
+        advice="So K is not conditionally negative definite")
     keep = d > tol_v
     d, U = d[keep][::-1], U[:, keep][:, ::-1]
     return U * np.sqrt(d / 2.0)

@@ -31,6 +31,7 @@ from .gram import (
     check_eigenvalues_psd,
     check_gram_psd,
     check_symmetric,
+    psd_eigh,
 )
 from .results import (
     check_finite_result,
@@ -80,4 +81,5 @@ __all__ = [
     "check_square",
     "check_real",
     "check_symmetric",
+    "psd_eigh",
 ]

@@ -35,14 +35,14 @@ def rank_tol(s: ArrayLike, n: int, axis: int | None = None) -> Any:
     return n * EPS * np.max(a, axis=axis)
 
 
-def eig_tol(evals: ArrayLike, n: int) -> float:
-    """Eigenvalue tolerance ``10 * n * eps * max(1, max|evals|)`` of an n-by-n symmetric matrix.
+def eig_tol(evals: ArrayLike, n: int, factor: float = 10.0) -> float:
+    """Eigenvalue tolerance ``factor * n * eps * max(1, max|evals|)`` of an n-by-n symmetric matrix.
 
     The threshold below which an eigenvalue computed by LAPACK (backward error about
-    ``n * eps * ||K||_2``) cannot be told from zero, with a safety factor of 10 and an
-    absolute floor ``10 * n * eps`` for matrices of norm below one.  Used to decide
+    ``n * eps * ||K||_2``) cannot be told from zero, with a safety ``factor`` (10 by default) and
+    an absolute floor ``factor * n * eps`` for matrices of norm below one.  Used to decide
     positive (semi-)definiteness and the numerical rank of a Gram matrix.
     """
     ev = np.asarray(evals, dtype=float)
     top = float(np.max(np.abs(ev))) if ev.size else 0.0
-    return 10.0 * n * EPS * max(1.0, top)
+    return factor * n * EPS * max(1.0, top)

@@ -13,17 +13,15 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import linalg
 
-from .._validation import check_int, check_rng, check_square, eig_tol
+from .._validation import check_int, check_rng, check_square, psd_eigh
 from ..kernels import Kernel
 from ._common import _check_kernel_object
 
 __all__ = ["hadamard_monte_carlo", "sample_paths", "min_eigenvalue"]
 
+
 def _psd_root(K: np.ndarray, name: str) -> NDArray[np.float64]:
-    s, U = linalg.eigh(K)
-    tol = eig_tol(s, len(K))
-    if s[0] < -tol:
-        raise ValueError(f"{name} must be positive semidefinite; smallest eigenvalue {s[0]:.3g}")
+    s, U, _ = psd_eigh(K, name)
     return U * np.sqrt(np.clip(s, 0.0, None))
 
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import linalg
 
-from .._validation import check_nonnegative, eig_tol
+from .._validation import psd_eigh
 from ..kernel_trick import gaussian_features_1d
 from ..kernels import Kernel
 from ._common import _check_kernel_object
@@ -69,15 +68,7 @@ def whitened_kernel_map(k: Kernel, sample: ArrayLike, X: ArrayLike,
     """
     k = _check_kernel_object(k, "k")
     K = k(sample)
-    s, U = linalg.eigh(K)
-    t = eig_tol(s, len(K))
-    if tol is not None:
-        t = check_nonnegative(tol, "tol")
-    if s[0] < -t:
-        raise ValueError(
-            f"the Gram matrix of the sample must be positive semidefinite; its smallest "
-            f"eigenvalue is {s[0]:.3g} < -tol = {-t:.3g}"
-        )
+    s, U, t = psd_eigh(K, "the Gram matrix of the sample", tol=tol)
     inv_sqrt = np.zeros_like(s)
     keep = s > t
     inv_sqrt[keep] = 1.0 / np.sqrt(s[keep])

@@ -17,6 +17,7 @@ from .._validation import (
     check_symmetric,
     eig_tol,
     finite_result,
+    psd_eigh,
 )
 from .base import Kernel
 
@@ -104,9 +105,8 @@ def pds_from_nds(k: Kernel, x0: ArrayLike) -> Kernel:
     return _PDSFromNDS(k, a)
 
 
-def _symmetric_part(K: ArrayLike, tol: Any, vectors: bool = False
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, float]:
-    """Validate ``K``; return ``(S, eigenvalues, eigenvectors or None, tol)``.
+def _symmetric_part(K: ArrayLike, tol: Any) -> tuple[np.ndarray, np.ndarray, float]:
+    """Validate ``K``; return ``(S, eigenvalues, tol)``.
 
     ``S = (K + K^T) / 2``; eigenvalues are in increasing order.
     """
@@ -114,12 +114,9 @@ def _symmetric_part(K: ArrayLike, tol: Any, vectors: bool = False
     tol_user = None if tol is None else check_nonnegative(tol, "tol")
     check_symmetric(A, "K")
     S = 0.5 * (A + A.T)
-    if vectors:
-        evals, U = linalg.eigh(S)
-    else:
-        evals, U = linalg.eigvalsh(S), None
+    evals = linalg.eigvalsh(S)
     tol_v = eig_tol(evals, len(A)) if tol_user is None else tol_user
-    return S, evals, U, tol_v
+    return S, evals, tol_v
 
 
 @finite_result
@@ -146,7 +143,7 @@ def is_psd(K: ArrayLike, tol: float | None = None) -> bool:
         If ``K`` is not a finite square matrix, or if ``max |K - K^T|``
         exceeds ``max(tol, default tol)``.
     """
-    _, evals, _, tol_v = _symmetric_part(K, tol)
+    _, evals, tol_v = _symmetric_part(K, tol)
     return bool(evals[0] >= -tol_v)
 
 
@@ -176,7 +173,7 @@ def is_nds(K: ArrayLike, tol: float | None = None) -> bool:
         If ``K`` is not a finite square matrix, or not symmetric within
         ``max(tol, default tol)``.
     """
-    S, _, _, tol_v = _symmetric_part(K, tol)
+    S, _, tol_v = _symmetric_part(K, tol)
     n = len(S)
     if n == 1:
         return True  # the only sum-zero vector is 0
@@ -218,14 +215,13 @@ def empirical_feature_map(K: ArrayLike, tol: float | None = None) -> np.ndarray:
         If ``K`` is not a finite symmetric square matrix, or has an eigenvalue
         below ``-tol`` (not positive semidefinite).
     """
-    _, lam, U, tol_v = _symmetric_part(K, tol, vectors=True)
-    if lam[0] < -tol_v:
-        raise ValueError(
-            f"K must be positive semidefinite; its smallest eigenvalue is {lam[0]:.3g} "
-            f"< -tol = {-tol_v:.3g}. Use a positive-definite kernel (the sigmoid kernel, "
-            "for instance, is not one); if the negative part is round-off, pass a larger "
-            "tol or add a small multiple of the identity to K"
-        )
+    A = check_square(K, "K")
+    check_symmetric(A, "K")
+    lam, U, tol_v = psd_eigh(
+        0.5 * (A + A.T), "K", tol=tol,
+        advice="Use a positive-definite kernel (the sigmoid kernel, for instance, is not "
+               "one); if the negative part is round-off, pass a larger tol or add a small "
+               "multiple of the identity to K")
     keep = lam > tol_v
     lam, U = lam[keep][::-1], U[:, keep][:, ::-1]
     return U * np.sqrt(lam)
