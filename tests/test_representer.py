@@ -151,3 +151,19 @@ def test_gp_posterior_matches_scikit_learn_and_samples_match_moments():
 def test_invalid_arguments_raise_clear_value_errors(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_fit_expansion_rejects_a_kernel_without_positive_eigenvalues():
+    """A zero (or negative semidefinite) Gram matrix spans nothing: a clear ValueError."""
+    X = np.linspace(0.0, 1.0, 5)
+    y = np.sin(X)
+
+    def zero(A, B=None):
+        return np.zeros((len(A), len(A if B is None else B)))
+
+    with pytest.raises(ValueError, match="no positive eigenvalue"):
+        rep.fit_expansion(zero, X, y, 0.1)
+    with pytest.raises(ValueError, match="no positive eigenvalue"):
+        rep.fit_expansion(lambda A, B=None: -kernels.gaussian(0.5)(A, B), X, y, 0.1)
+    with pytest.raises(ValueError, match=r"kernel\(centres, centres\) must return a Gram matrix"):
+        rep.fit_expansion(lambda A, B=None: np.ones((2, 2)), X, y, 0.1)

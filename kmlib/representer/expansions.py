@@ -19,6 +19,7 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
 
+from .._estimator_inputs import gram
 from .._validation import (
     check_int,
     check_kernel,
@@ -149,10 +150,16 @@ def fit_expansion(kernel: Callable[..., ArrayLike], X: ArrayLike, y: ArrayLike, 
             )
         C = np.vstack([X, E])
     n = X.shape[0]
-    G = np.asarray(kernel(C, C), dtype=float)
+    G = gram(kernel, C, C, what="kernel(centres, centres)")
     G = 0.5 * (G + G.T)
     d, V = np.linalg.eigh(G)
     keep = d > rank_tol(d[-1], C.shape[0])     # d ascending: d[-1] is the largest eigenvalue
+    if not np.any(keep):
+        raise ValueError(
+            "the kernel's Gram matrix on the centres has no positive eigenvalue (it is zero "
+            "or negative semidefinite), so the span of k(., x_i) is trivial; check the kernel "
+            "and its parameters"
+        )
     V, d = V[:, keep], d[keep]
     Phi = V * np.sqrt(d)
     Z = Phi[:n]
