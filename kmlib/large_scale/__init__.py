@@ -27,13 +27,11 @@ installed: on a shared machine, synchronising BLAS threads for small matrices co
 more than it saves, and one thread makes the measured times reflect the operation
 counts.
 
-The code is split by concept into submodules: ``timing``
-(measuring, exact KRR cost), ``bochner`` (spectral laws),
-``random_features`` (estimates of one kernel value, uniform
-error), ``nystroem`` (Nystrom approximation quality, RFF against
-Nystrom), ``moons`` (the two-moons study) and
-``streaming`` (streaming RFF ridge).  Every public name is
-importable from :mod:`kmlib.large_scale` itself.
+The code is split by concept into submodules: ``timing`` (measuring, exact KRR
+cost), ``bochner`` (spectral laws), ``random_features`` (estimates of one kernel
+value, uniform error), ``nystroem`` (Nystrom approximation quality, RFF against
+Nystrom), ``moons`` (the two-moons study) and ``streaming`` (streaming RFF ridge).
+Every public name is importable from :mod:`kmlib.large_scale` itself.
 """
 from __future__ import annotations
 

@@ -25,10 +25,9 @@ Conventions: the SVM penalty is :math:`\lambda` on :math:`\|f\|^2_{\mathcal H}`
 in :math:`\sum_i(1-y_if(x_i))_+ + \lambda\|f\|^2_{\mathcal H}`; the dual box is
 :math:`C = 1/(2\lambda)`.
 
-The code lives in one submodule per concept: ``losses``,
-``primal``, ``dual``,
-``bounds`` and ``experiments``; every name
-below is importable from :mod:`kmlib.margin` itself.
+The code lives in one submodule per concept: ``losses``, ``primal``, ``dual``,
+``bounds`` and ``experiments``; every name below is importable from
+:mod:`kmlib.margin` itself.
 """
 from __future__ import annotations
 
