@@ -8,11 +8,12 @@ error, so every point must be in exactly one test fold.
 from __future__ import annotations
 
 import numbers
-from typing import Any, Iterator
+from typing import Iterator
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._typing import Folds, Seed
 from ._validation import check_int, check_rng
 
 __all__ = ["KFold", "resolve_folds"]
@@ -41,7 +42,7 @@ class KFold:
     [[0, 1], [2, 3], [4, 5]]
     """
 
-    def __init__(self, n_splits: int = 5, shuffle: bool = True, seed: Any = None) -> None:
+    def __init__(self, n_splits: int = 5, shuffle: bool = True, seed: Seed = None) -> None:
         self.n_splits = n_splits
         self.shuffle = shuffle
         self.seed = seed
@@ -81,7 +82,7 @@ class KFold:
         return f"KFold(n_splits={self.n_splits}, shuffle={self.shuffle}, seed={self.seed!r})"
 
 
-def resolve_folds(folds: Any, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
+def resolve_folds(folds: Folds, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """Turn the ``folds`` argument into a validated list of index pairs.
 
     Raises ``ValueError`` unless the test folds partition ``range(n)`` and each

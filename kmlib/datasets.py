@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._typing import Seed
 from ._validation import (
     check_int,
     check_nonnegative,
@@ -32,7 +33,7 @@ __all__ = [
 
 @finite_result
 def linear_model(n: int, p: int, *, beta: ArrayLike = None, sigma: float = 1.0,
-                 seed: Any = None, rho: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                 seed: Seed = None, rho: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Draw a design and responses from the linear model ``Y = X beta + eps``.
 
     Parameters
@@ -91,7 +92,7 @@ def diabetes() -> tuple[np.ndarray, np.ndarray, list[str]]:
 # ---------------------------------------------------------------------------
 
 @finite_result
-def two_moons(n: int, noise: float = 0.1, seed: Any = None) -> tuple[np.ndarray, np.ndarray]:
+def two_moons(n: int, noise: float = 0.1, seed: Seed = None) -> tuple[np.ndarray, np.ndarray]:
     """Two interleaving half-circles in the plane, a classic non-linear problem.
 
     The upper moon is the unit half-circle ``(cos t, sin t)``, and the lower moon
@@ -183,7 +184,7 @@ def square_wave_target(x: ArrayLike) -> Any:
 
 @finite_result
 def sine_and_square(n: int, noise: float = 0.1,
-                    seed: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                    seed: Seed = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Training data for the smoothness-matching KRR experiment (Chapter 7).
 
     Inputs ``x_i ~ Uniform[0, 1]`` (i.i.d.), and two responses at the same inputs,
@@ -275,7 +276,7 @@ class SobolevSeries:
 
 
 @finite_result
-def sobolev_ball_function(n_terms: int, radius: float = 1.0, seed: Any = None, *,
+def sobolev_ball_function(n_terms: int, radius: float = 1.0, seed: Seed = None, *,
                           decay: float = 0.0) -> SobolevSeries:
     r"""A random function on the sphere of radius ``radius`` of the min-kernel RKHS.
 

@@ -22,7 +22,7 @@ scikit-learn's ``LogisticRegression(C=1/(2*lam))`` with ``w = X^T alpha``.
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -31,6 +31,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ._estimator_inputs import check_solver_params, fit_inputs, is_precomputed, prediction_gram
 from ._logistic_newton import _newton, _objective
+from ._typing import KernelFunc
 from ._validation import (
     check_fitted,
     check_gram_psd,
@@ -199,8 +200,8 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
     backtracking on J, computed with ``logaddexp``.
     """
 
-    def __init__(self, kernel: Any, lam: float = 1.0, tol: float = 1e-8,
-                 max_iter: int = 100) -> None:
+    def __init__(self, kernel: KernelFunc | Literal["precomputed"], lam: float = 1.0,
+                 tol: float = 1e-8, max_iter: int = 100) -> None:
         self.kernel = kernel
         self.lam = lam
         self.tol = tol

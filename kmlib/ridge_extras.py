@@ -8,12 +8,11 @@ polynomial features, exactly (linear smoothers at a fixed design) and by simulat
 """
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numpy.typing import ArrayLike
 
 from . import ridge
+from ._typing import Folds, Seed
 from ._validation import check_int, check_positive, check_rng
 
 __all__ = ["mse_order_crossing", "polynomial_design", "ridge_smoothers", "bias_variance",
@@ -156,7 +155,7 @@ def bias_variance(S: ArrayLike, f_train: ArrayLike, f_new: ArrayLike, sigma2: fl
 
 def simulate_bias_variance(S: ArrayLike, f_train: ArrayLike, f_new: ArrayLike, sigma2: float,
                            n_train_sets: int,
-                           *, seed: Any = None) -> tuple[np.ndarray, np.ndarray]:
+                           *, seed: Seed = None) -> tuple[np.ndarray, np.ndarray]:
     """Monte-Carlo squared bias and variance over simulated training sets.
 
     Draws ``n_train_sets`` responses ``f_train + noise`` (Gaussian, variance ``sigma2``), predicts
@@ -196,14 +195,14 @@ def simulate_bias_variance(S: ArrayLike, f_train: ArrayLike, f_new: ArrayLike, s
     return bias2, var_t.mean(axis=1)
 
 
-def _fold_pairs(folds: Any, n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+def _fold_pairs(folds: Folds, n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
     from ._folds import KFold, resolve_folds
     if isinstance(folds, (int, np.integer)):
         return list(KFold(int(folds), seed=seed).split(n))
     return resolve_folds(folds, n)
 
 
-def screened_ridge_cv(X: ArrayLike, y: ArrayLike, n_keep: int, lam: float, folds: Any = 5, *,
+def screened_ridge_cv(X: ArrayLike, y: ArrayLike, n_keep: int, lam: float, folds: Folds = 5, *,
                       screen_inside: bool = True, seed: int = 0) -> float:
     """CV error of "keep the ``n_keep`` columns most correlated with y, then fit ridge".
 
@@ -252,7 +251,7 @@ def screened_ridge_cv(X: ArrayLike, y: ArrayLike, n_keep: int, lam: float, folds
     return float(sq.mean())
 
 
-def nested_cv(X: ArrayLike, y: ArrayLike, lams: ArrayLike, outer: Any = 5, inner: Any = 5, *,
+def nested_cv(X: ArrayLike, y: ArrayLike, lams: ArrayLike, outer: Folds = 5, inner: Folds = 5, *,
               seed: int = 0
               ) -> tuple[float, np.ndarray]:
     """Nested cross-validation of "choose lam by inner v-fold CV, then refit ridge".

@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from .._typing import Seed
 from .._validation import (
     check_fitted,
     check_int,
@@ -124,7 +125,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
     def __init__(self, sigma: float = 1.0, n_features: int = 100,
                  variant: Literal["cos_sin", "cos_phase"] = "cos_sin",
                  kernel: Literal["gaussian", "laplacian", "matern"] = "gaussian",
-                 nu: float | None = None, seed: Any = None) -> None:
+                 nu: float | None = None, seed: Seed = None) -> None:
         self.sigma = sigma
         self.n_features = n_features
         self.variant = variant

@@ -4,14 +4,13 @@ Chapter "Large-scale kernel machines: random features and Nyström".
 """
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy import linalg
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from .._estimator_inputs import gram
+from .._typing import KernelFunc, Seed
 from .._validation import (
     EPS,
     check_eigenvalues_psd,
@@ -77,7 +76,7 @@ class Nystroem(TransformerMixin, BaseEstimator):
         Number of eigenvalues of :math:`K_{mm}` kept.
     """
 
-    def __init__(self, kernel: Any, n_components: int = 100, seed: Any = None,
+    def __init__(self, kernel: KernelFunc, n_components: int = 100, seed: Seed = None,
                  rtol: float | None = None) -> None:
         self.kernel = kernel
         self.n_components = n_components

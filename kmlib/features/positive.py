@@ -5,12 +5,12 @@ Chapter "Large-scale kernel machines: random features and Nyström".
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from .._typing import Seed
 from .._validation import (
     check_fitted,
     check_int,
@@ -50,7 +50,7 @@ class PositiveRandomFeatures(TransformerMixin, BaseEstimator):
         The random vectors :math:`w_j`, one per column.
     """
 
-    def __init__(self, n_features: int = 100, seed: Any = None) -> None:
+    def __init__(self, n_features: int = 100, seed: Seed = None) -> None:
         self.n_features = n_features
         self.seed = seed
 

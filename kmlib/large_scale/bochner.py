@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import kernels
+from .._typing import Seed
 from .._validation import check_int, check_positive, check_rng
 
 __all__ = ["SPECTRAL_KERNELS", "spectral_sample", "shift_invariant_profile", "bochner_mc"]
@@ -38,7 +39,7 @@ def _check_spectral(kernel: Any, nu: Any) -> float | None:
 
 
 def spectral_sample(kernel: SpectralKernel, size: int, *, length_scale: float = 1.0,
-                    nu: float | None = None, seed: Any = None) -> NDArray[np.float64]:
+                    nu: float | None = None, seed: Seed = None) -> NDArray[np.float64]:
     r"""Draw frequencies from the spectral law of a one-dimensional shift-invariant kernel.
 
     With :math:`\ell` the length scale and :math:`\Delta = x - x'`:
@@ -101,7 +102,7 @@ def shift_invariant_profile(kernel: SpectralKernel, delta: ArrayLike, *,
 
 
 def bochner_mc(kernel: SpectralKernel, delta: ArrayLike, n_draws: int, *,
-               length_scale: float = 1.0, nu: float | None = None, seed: Any = None,
+               length_scale: float = 1.0, nu: float | None = None, seed: Seed = None,
                chunk: int = 100_000) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     r"""Monte Carlo estimate of :math:`\mathbb E\cos(w\Delta)` with :math:`w` from the spectral law.
 

@@ -7,13 +7,14 @@ matrix, the relative spectral and Frobenius errors of an approximation, and
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Iterable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import linalg
 
 from .. import kernels
+from .._typing import Seed
 from .._validation import (
     EPS,
     check_int,
@@ -113,7 +114,7 @@ def relative_errors(K: ArrayLike, K_approx: ArrayLike) -> tuple[float, float]:
 
 
 def rff_vs_nystroem(X: ArrayLike, sigma: float, sizes: Iterable[int], *,
-                    seed: Any = 0) -> dict[str, np.ndarray]:
+                    seed: Seed = 0) -> dict[str, np.ndarray]:
     """Gaussian-kernel approximation by RFF and by Nystrom with the same number of columns.
 
     For each ``m`` in ``sizes``: RFF with ``m // 2`` cosine--sine frequencies

@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import kernels
+from .._typing import Seed
 from .._validation import check_int, check_matrix, check_positive, check_rng, check_vector
 from ..features import RandomFourierFeatures
 from ._common import _one_blas_thread
@@ -52,7 +53,7 @@ def _check_point(x: ArrayLike, name: str) -> np.ndarray:
 # --------------------------------------------------------------------------- #
 def rff_pair_estimates(x: ArrayLike, xp: ArrayLike, sigma: float, n_features: int,
                        n_reps: int, *, variant: Variant = "cos_sin",
-                       seed: Any = None) -> NDArray[np.float64]:
+                       seed: Seed = None) -> NDArray[np.float64]:
     r"""Independent random-feature estimates of one Gaussian kernel value :math:`k(x, x')`.
 
     Each repetition draws ``n_features`` frequencies :math:`w_l \sim N(0, \sigma^{-2} I)`
@@ -108,7 +109,7 @@ def rff_variance(k: ArrayLike, n_features: ArrayLike,
 # positive random features for the softmax kernel
 # --------------------------------------------------------------------------- #
 def softmax_prf_estimates(x: ArrayLike, xp: ArrayLike, n_features: int, n_reps: int, *,
-                          seed: Any = None) -> tuple[NDArray[np.float64], float]:
+                          seed: Seed = None) -> tuple[NDArray[np.float64], float]:
     r"""Positive-random-feature estimates of the softmax kernel :math:`e^{x^\top x'}`.
 
     Each repetition draws :math:`w_1, \dots, w_D \sim N(0, I)` and returns
@@ -147,7 +148,7 @@ def softmax_prf_variance(x: ArrayLike, xp: ArrayLike, n_features: int) -> float:
 # the uniform bound
 # --------------------------------------------------------------------------- #
 def uniform_max_errors(X: ArrayLike, sigma: float, n_features: int, n_reps: int, *,
-                       seed: Any = None) -> NDArray[np.float64]:
+                       seed: Seed = None) -> NDArray[np.float64]:
     r"""Largest error :math:`\max_{i,j}|z(x_i)^\top z(x_j) - k(x_i, x_j)|`, one per draw.
 
     ``z`` is the cosine--sine map with ``n_features`` Gaussian frequencies

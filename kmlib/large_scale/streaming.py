@@ -9,13 +9,14 @@ synthetic regression sample in blocks, never all at once (the benchmark
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterable, Iterator
+from typing import Iterable, Iterator
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import linalg
 from scipy.linalg import blas
 
+from .._typing import Seed
 from .._validation import (
     check_fitted,
     check_int,
@@ -96,7 +97,7 @@ class StreamingRFFRidge:
     """
 
     def __init__(self, sigma: float = 1.0, n_features: int = 100, lam: float = 1.0,
-                 seed: Any = None) -> None:
+                 seed: Seed = None) -> None:
         self.sigma = sigma
         self.n_features = n_features
         self.lam = lam

@@ -17,6 +17,7 @@ import numpy as np
 from scipy import linalg
 
 from .. import kernels
+from .._typing import Seed
 from .._validation import check_int, check_positive, check_rng
 from ._common import _one_blas_thread
 
@@ -69,7 +70,7 @@ def _exact_krr(X: np.ndarray, y: np.ndarray, sigma: float, lam: float) -> np.nda
 
 
 def exact_krr_cost(ns: Iterable[int], *, d: int = 5, sigma: float = 1.0, lam: float = 1e-2,
-                   repeats: int = 2, seed: Any = 0) -> dict[str, np.ndarray]:
+                   repeats: int = 2, seed: Seed = 0) -> dict[str, np.ndarray]:
     """Wall time and peak memory of exact Gaussian kernel ridge regression against ``n``.
 
     For every ``n`` the inputs are ``N(0, I_d)``, the responses ``sin`` of the

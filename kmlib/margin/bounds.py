@@ -10,11 +10,12 @@ Talwalkar (2018), :func:`margin_bounds`.
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._typing import Seed
 from .._validation import (
     check_int,
     check_nonnegative,
@@ -32,7 +33,7 @@ __all__ = [
 
 
 def rademacher_ball(K: ArrayLike, Lambda: float, n_draws: int = 20_000,
-                    seed: Any = None) -> tuple[float, float]:
+                    seed: Seed = None) -> tuple[float, float]:
     r"""Monte-Carlo estimate of the empirical Rademacher complexity of a kernel ball.
 
     For :math:`H = \{f\in\mathcal H: \|f\|_{\mathcal H}\le\Lambda\}` the supremum

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._typing import Seed
 from .._validation import check_int, check_matrix, check_positive
 from .bounds import MarginBounds, margin_bounds
 from .losses import ramp_margin_loss
@@ -27,7 +28,7 @@ __all__ = [
 
 
 def smo_cost(ns: ArrayLike, sigma: float, C: float, *, noise: float = 0.2, tol: float = 1e-3,
-             repeats: int = 3, seed: Any = 0) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+             repeats: int = 3, seed: Seed = 0) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     r"""Wall-clock time and iteration count of kmlib's SMO on two moons of growing size.
 
     For each ``n`` the Gram matrix is formed first (not timed); the time is the

@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._folds import resolve_folds
+from .._typing import Folds
 from .._validation import (
     EPS,
     check_lam,
@@ -70,7 +71,7 @@ def _check_Xy(X: ArrayLike, y: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
-def _resolve(folds: Any, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
+def _resolve(folds: Folds, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """``resolve_folds`` with error messages that name the ``folds`` argument."""
     if isinstance(folds, bool):
         raise ValueError(f"folds must be an int v >= 2 or (train, test) pairs; got {folds!r}")

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._typing import Folds, Seed
 from .._validation import (
     EPS,
     check_int,
@@ -40,7 +41,7 @@ __all__ = [
 
 
 def holdout_split(n: int, test_fraction: float = 0.2,
-                  seed: Any = None) -> tuple[np.ndarray, np.ndarray]:
+                  seed: Seed = None) -> tuple[np.ndarray, np.ndarray]:
     """Split ``range(n)`` at random into a training and a validation set.
 
     Parameters
@@ -119,7 +120,7 @@ def holdout_curve(X: ArrayLike, y: ArrayLike, lams: ArrayLike, train_idx: ArrayL
 
 @finite_result
 @_one_blas_thread
-def oof_predictions(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Any = 5, *,
+def oof_predictions(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Folds = 5, *,
                     fit_intercept: bool = True,
                     standardize: bool = True) -> np.ndarray:
     """Out-of-fold ridge predictions for every λ (the stacking design matrix).
@@ -154,7 +155,7 @@ def oof_predictions(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Any = 5,
 
 
 @finite_result
-def cross_val_curve(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Any = 5, *,
+def cross_val_curve(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Folds = 5, *,
                     fit_intercept: bool = True,
                     standardize: bool = True) -> np.ndarray:
     """v-fold cross-validation error of ridge on a grid of penalties.
@@ -191,7 +192,7 @@ def cross_val_curve(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Any = 5,
 
 @finite_result
 @_one_blas_thread
-def fold_errors(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Any = 5, *,
+def fold_errors(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Folds = 5, *,
                 fit_intercept: bool = True,
                 standardize: bool = True) -> np.ndarray:
     """Validation error on each fold separately (v hold-outs, one per fold).

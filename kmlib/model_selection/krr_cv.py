@@ -19,13 +19,13 @@ n points of the squared out-of-fold error,
 from __future__ import annotations
 
 import warnings
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import lapack
 
 from .._folds import resolve_folds
+from .._typing import Folds
 from .._validation import check_finite_result, finite_result
 from ..krr import _dot
 from .krr_spectral import _dual_path, _prepare
@@ -137,7 +137,7 @@ def _cv_errors(K: np.ndarray, y: np.ndarray, lams: np.ndarray,
 
 @finite_result
 def krr_cv_path(K: ArrayLike, y: ArrayLike, lams: ArrayLike,
-                folds: Any = 5) -> NDArray[np.float64]:
+                folds: Folds = 5) -> NDArray[np.float64]:
     """v-fold cross-validation error of kernel ridge regression for a grid of penalties.
 
     Per fold, one tridiagonalisation of the training block

@@ -17,6 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._estimator_inputs import gram
 from .._folds import resolve_folds
+from .._typing import Folds
 from .._validation import (
     check_kernel,
     check_matrix,
@@ -67,7 +68,7 @@ class KRRTuningTable:
 @finite_result
 def tune_krr(X: ArrayLike, y: ArrayLike, kernel_factory: Callable[[Any], Callable[..., Any]],
              params: Iterable[Any], lams: ArrayLike,
-             folds: Any = 5) -> tuple[KernelRidge, KRRTuningTable]:
+             folds: Folds = 5) -> tuple[KernelRidge, KRRTuningTable]:
     """Choose a kernel hyper-parameter and the penalty by v-fold cross-validation.
 
     For each ``p`` in ``params`` the Gram matrix of ``kernel_factory(p)`` is

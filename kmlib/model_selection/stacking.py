@@ -5,14 +5,13 @@ regressions).
 """
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import scipy.linalg
 import scipy.optimize
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, RegressorMixin
 
+from .._typing import Folds
 from .._validation import (
     check_finite_result,
     check_fitted,
@@ -117,7 +116,7 @@ class StackedRidge(RegressorMixin, BaseEstimator):
         The stacked predictor.
     """
 
-    def __init__(self, lams: ArrayLike, folds: Any = 5, fit_intercept: bool = True,
+    def __init__(self, lams: ArrayLike, folds: Folds = 5, fit_intercept: bool = True,
                  standardize: bool = True) -> None:
         self.lams = lams
         self.folds = folds

@@ -6,13 +6,12 @@ studies, and standard errors of Monte-Carlo means.
 """
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import scipy.linalg
 import scipy.optimize
 from numpy.typing import ArrayLike
 
+from .._typing import Folds, Seed
 from .._validation import (
     as_float_array,
     check_finite_result,
@@ -78,7 +77,7 @@ def ridge_path_batch(X: ArrayLike, y: ArrayLike, lams: ArrayLike, *, fit_interce
 
 @finite_result
 @_one_blas_thread
-def oof_predictions_batch(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Any = 5, *,
+def oof_predictions_batch(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Folds = 5, *,
                           fit_intercept: bool = True, standardize: bool = True) -> np.ndarray:
     """:func:`oof_predictions` for a stack of R datasets sharing the same folds.
 
@@ -108,7 +107,7 @@ def oof_predictions_batch(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: An
 
 
 @finite_result
-def cv_curves_batch(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Any = 5, *,
+def cv_curves_batch(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Folds = 5, *,
                     fit_intercept: bool = True,
                     standardize: bool = True) -> np.ndarray:
     """:func:`cross_val_curve` for a stack of R datasets; returns shape (R, L)."""
@@ -120,7 +119,7 @@ def cv_curves_batch(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Any = 5,
 
 @finite_result
 def gaussian_datasets(n_datasets: int, n: int, beta0: ArrayLike, sigma: float = 1.0, *,
-                      Sigma: ArrayLike = None, seed: Any = None) -> tuple[np.ndarray, np.ndarray]:
+                      Sigma: ArrayLike = None, seed: Seed = None) -> tuple[np.ndarray, np.ndarray]:
     """Draw R independent datasets from the Gaussian random-design linear model.
 
     Rows ``x_i ~ N(0, Sigma)`` i.i.d. and ``y_i = x_i^T beta0 + sigma eps_i``
@@ -203,7 +202,7 @@ def gaussian_risk(intercepts: ArrayLike, coefs: ArrayLike, beta0: ArrayLike, sig
 @finite_result
 def expected_risk(m: int, beta0: ArrayLike, sigma: float, lams: ArrayLike,
                   n_train_sets: int = 2000, *,
-                  Sigma: ArrayLike = None, seed: Any = None, fit_intercept: bool = True,
+                  Sigma: ArrayLike = None, seed: Seed = None, fit_intercept: bool = True,
                   standardize: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Expected test error of ridge trained on m Gaussian points, for every λ.
 
@@ -228,7 +227,7 @@ def expected_risk(m: int, beta0: ArrayLike, sigma: float, lams: ArrayLike,
 @finite_result
 @_one_blas_thread
 def stacking_study(X: ArrayLike, y: ArrayLike, lams: ArrayLike, beta0: ArrayLike, sigma2: float,
-                   folds: Any = 5, *,
+                   folds: Folds = 5, *,
                    Sigma: ArrayLike = None, fit_intercept: bool = True,
                    standardize: bool = True) -> dict[str, np.ndarray]:
     """Stacking against the CV-chosen λ on R Gaussian datasets, with exact risks.

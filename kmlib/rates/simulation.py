@@ -10,12 +10,12 @@ standard error (:func:`loglog_slope_se`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import linalg
 
+from .._typing import Seed
 from .._validation import (
     check_int,
     check_nonnegative,
@@ -32,7 +32,7 @@ __all__ = ["mspe_monte_carlo", "rate_lambda", "rate_study", "loglog_slope_se"]
 
 @_one_blas_thread
 def mspe_monte_carlo(K: ArrayLike, f0: ArrayLike, sigma: float, lams: ArrayLike, n_reps: int,
-                     seed: Any = None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+                     seed: Seed = None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     r"""Monte-Carlo estimate of the MSPE of KRR at the design, with its standard error.
 
     Draws ``n_reps`` noise vectors :math:`\varepsilon \sim N(0, \sigma^2 I)`, fits
@@ -95,7 +95,7 @@ def rate_lambda(n: ArrayLike, sigma2: float) -> float | NDArray[np.float64]:
 
 @_one_blas_thread
 def rate_study(f0s: Sequence[Callable[[np.ndarray], np.ndarray]], ns: ArrayLike, sigma: float,
-               n_reps: int, seed: Any = None) -> NDArray[np.float64]:
+               n_reps: int, seed: Seed = None) -> NDArray[np.float64]:
     r"""Exact MSPE of KRR with ``min(x, x')`` at :math:`\lambda = n(\sigma^2/n)^{2/3}`.
 
     For every sample size ``n`` in ``ns`` and every replication, draws a design

@@ -16,6 +16,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import linalg
 
 from .. import datasets, kernels
+from .._typing import Folds, Seed
 from .._validation import check_int, check_nonnegative, check_rng, check_vector
 from ._common import _lam_grid, _one_blas_thread
 
@@ -39,7 +40,7 @@ TARGETS: dict[str, Callable[[ArrayLike], Any]] = {
 
 @_one_blas_thread
 def cv_table(X: ArrayLike, y: ArrayLike, kernel_factory: Callable[[float], Any],
-             ells: ArrayLike, lams: ArrayLike, folds: Any = 5) -> NDArray[np.float64]:
+             ells: ArrayLike, lams: ArrayLike, folds: Folds = 5) -> NDArray[np.float64]:
     r"""v-fold CV errors of KRR for every (length scale, penalty) pair, batched.
 
     The Gram matrices of all length scales are stacked, and on each fold one
@@ -93,7 +94,7 @@ def cv_table(X: ArrayLike, y: ArrayLike, kernel_factory: Callable[[float], Any],
 
 
 @_one_blas_thread
-def smoothness_experiment(seed: Any, *, n: int = 40, noise: float = 0.1,
+def smoothness_experiment(seed: Seed, *, n: int = 40, noise: float = 0.1,
                           ells: ArrayLike | None = None, lams: ArrayLike | None = None,
                           folds: int = 5,
                           n_test: int = 1000,

@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import linalg, special
 
 from .. import kernels
+from .._typing import Seed
 from .._validation import check_int, check_nonnegative, check_positive, check_rng
 from ._common import _lam_grid, _one_blas_thread
 
@@ -80,7 +81,7 @@ def sobolev_sum_bound(gamma: ArrayLike) -> float | NDArray[np.float64]:
 
 
 @_one_blas_thread
-def design_min_sums(n: int, gammas: ArrayLike, n_designs: int, seed: Any = None,
+def design_min_sums(n: int, gammas: ArrayLike, n_designs: int, seed: Seed = None,
                     kernel: Callable[..., Any] | None = None) -> NDArray[np.float64]:
     r"""Values of :math:`\frac1n\sum_i\min(\hat\mu_i/4, \gamma)` over random uniform designs.
 

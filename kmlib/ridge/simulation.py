@@ -5,12 +5,11 @@ matrix, the score and the Fisher information of the Gaussian linear model.
 """
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy import linalg as sla
 
+from .._typing import Seed
 from .._validation import (
     check_finite_result,
     check_int,
@@ -37,7 +36,7 @@ __all__ = [
 
 @finite_result
 def simulate_responses(X: ArrayLike, beta0: ArrayLike, sigma2: float, n_reps: int, *,
-                       seed: Any = None) -> np.ndarray:
+                       seed: Seed = None) -> np.ndarray:
     """Draw ``n_reps`` response vectors ``Y = X beta0 + eps``, ``eps ~ N(0, sigma2 I)``.
 
     Parameters
@@ -64,7 +63,7 @@ def simulate_responses(X: ArrayLike, beta0: ArrayLike, sigma2: float, n_reps: in
 
 @finite_result
 def simulate_estimates(X: ArrayLike, beta0: ArrayLike, sigma2: float, lam: float, n_reps: int, *,
-                       seed: Any = None) -> np.ndarray:
+                       seed: Seed = None) -> np.ndarray:
     """Ridge (``lam > 0``) or OLS (``lam = 0``) estimates over many noise draws at once.
 
     All ``n_reps`` response vectors are solved with ONE factorisation of
