@@ -19,6 +19,7 @@ from typing import Any, Callable
 import numpy as np
 from scipy import special
 
+from .._validation import rank_tol
 from ..kernel_algebra import minhash_first
 from ._answers import answer_array, answer_scalar
 
@@ -192,7 +193,7 @@ def check_inner_product_gram(rank_G: Any, min_eig_G: Any, X: Any) -> None:
     rk = answer_scalar(rank_G, "rank_G")
     lo = answer_scalar(min_eig_G, "min_eig_G")
     s = np.linalg.svd(X, compute_uv=False)
-    tol = max(X.shape) * np.finfo(float).eps * s[0]
+    tol = rank_tol(s, max(X.shape))
     r = int(np.sum(s > tol))
     if rk != r:
         if rk == n:
