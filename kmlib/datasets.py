@@ -11,6 +11,7 @@ from numpy.typing import ArrayLike
 
 from ._typing import Seed
 from ._validation import (
+    as_float_array,
     check_int,
     check_nonnegative,
     check_positive,
@@ -141,7 +142,7 @@ def two_moons(n: int, noise: float = 0.1, seed: Seed = None) -> tuple[np.ndarray
 
 def _unit_interval_points(x: ArrayLike, name: str = "x") -> tuple[np.ndarray, tuple[int, ...]]:
     """Flatten ``x`` (scalar, 1-D or an (n, 1) column) to 1-D; check it lies in [0, 1]."""
-    a = np.asarray(x, dtype=float)
+    a = as_float_array(x, "x")
     shape = a.shape
     if a.ndim == 2 and a.shape[1] == 1:
         shape = (a.shape[0],)

@@ -33,6 +33,7 @@ from ._estimator_inputs import check_solver_params, fit_inputs, is_precomputed, 
 from ._logistic_newton import _newton, _objective
 from ._typing import KernelFunc
 from ._validation import (
+    as_float_array,
     check_fitted,
     check_gram_psd,
     check_labels,
@@ -86,7 +87,7 @@ def logistic_objective(K: ArrayLike, y: ArrayLike, alpha: ArrayLike, mu: float,
 
 def _check_len(v: ArrayLike, name: str, n: int) -> np.ndarray:
     """Return ``v`` as a finite float vector of length ``n``."""
-    v = np.asarray(v, dtype=float).reshape(-1)
+    v = as_float_array(v, "v").reshape(-1)
     if v.shape[0] != n:
         raise ValueError(f"{name} must have length {n}; got {v.shape[0]}")
     if not np.all(np.isfinite(v)):

@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._validation import as_float_array
+
 __all__ = ["PALETTE", "use_style", "figure", "loglog_slope", "add_slope_line"]
 
 #: Okabe--Ito palette (colour-blind safe), in the order the book uses it.
@@ -66,8 +68,8 @@ def figure(ncols: int = 1, nrows: int = 1, *, width: float | None = None,
 
 def loglog_slope(x: ArrayLike, y: ArrayLike) -> float:
     """Least-squares slope of ``log y`` against ``log x`` (the empirical rate)."""
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
+    x = as_float_array(x, "x")
+    y = as_float_array(y, "y")
     if x.shape != y.shape or x.ndim != 1 or x.size < 2:
         raise ValueError("x and y must be 1-D arrays of the same length >= 2")
     if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y)) and np.all(x > 0) and np.all(y > 0)):
@@ -78,8 +80,8 @@ def loglog_slope(x: ArrayLike, y: ArrayLike) -> float:
 
 def add_slope_line(ax, x: ArrayLike, y: ArrayLike, *, label: str = "fit", **kwargs: Any) -> float:
     """Draw the fitted log-log line on ``ax`` with its slope in the label; return the slope."""
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
+    x = as_float_array(x, "x")
+    y = as_float_array(y, "y")
     slope = loglog_slope(x, y)
     intercept = np.mean(np.log(y)) - slope * np.mean(np.log(x))
     kwargs.setdefault("linestyle", "--")

@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike
 
 from . import ridge
 from ._typing import Folds, Seed
-from ._validation import check_int, check_positive, check_rng
+from ._validation import as_float_array, check_int, check_positive, check_rng
 
 __all__ = ["mse_order_crossing", "polynomial_design", "ridge_smoothers", "bias_variance",
            "simulate_bias_variance", "screened_ridge_cv", "nested_cv"]
@@ -48,7 +48,7 @@ def mse_order_crossing(X: ArrayLike, beta0: ArrayLike, sigma2: float, *, xtol: f
         found below ``max_factor`` times the threshold.
     """
     sigma2 = check_positive(sigma2, "sigma2")
-    b = np.asarray(beta0, dtype=float)
+    b = as_float_array(beta0, "beta0")
     if not np.any(b):
         raise ValueError("beta0: got the zero vector; expected a nonzero vector "
                          "(with beta0 = 0 ridge beats OLS for every lam)")
@@ -84,7 +84,7 @@ def polynomial_design(x: ArrayLike, degree: int) -> np.ndarray:
     -------
     ndarray of shape (n, degree)
     """
-    x = np.asarray(x, dtype=float).ravel()
+    x = as_float_array(x, "x").ravel()
     degree = check_int(degree, "degree", minimum=1)
     return x[:, None] ** np.arange(1, degree + 1)
 
@@ -110,10 +110,10 @@ def ridge_smoothers(X: ArrayLike, lams: ArrayLike, X_new: ArrayLike | None = Non
     -------
     ndarray of shape (L, T, n)
     """
-    X = np.asarray(X, dtype=float)
+    X = as_float_array(X, "X")
     Z, mean, scale = ridge.standardize(X)
-    Z_new = Z if X_new is None else (np.asarray(X_new, dtype=float) - mean) / scale
-    lams = np.atleast_1d(np.asarray(lams, dtype=float))
+    Z_new = Z if X_new is None else (as_float_array(X_new, "X_new") - mean) / scale
+    lams = np.atleast_1d(as_float_array(lams, "lams"))
     if np.any(lams < 0):
         raise ValueError(f"lams: got a minimum of {lams.min():g}; expected non-negative penalties")
     U, d, Vt = np.linalg.svd(Z, full_matrices=False)
@@ -145,8 +145,8 @@ def bias_variance(S: ArrayLike, f_train: ArrayLike, f_new: ArrayLike, sigma2: fl
     -------
     bias2, variance : ndarrays of shape (L,)
     """
-    S = np.asarray(S, dtype=float)
-    f_train, f_new = np.asarray(f_train, dtype=float), np.asarray(f_new, dtype=float)
+    S = as_float_array(S, "S")
+    f_train, f_new = as_float_array(f_train, "f_train"), as_float_array(f_new, "f_new")
     sigma2 = check_positive(sigma2, "sigma2")
     bias2 = np.mean((S @ f_train - f_new) ** 2, axis=1)
     variance = sigma2 * np.sum(S**2, axis=(1, 2)) / S.shape[1]
@@ -183,8 +183,8 @@ def simulate_bias_variance(S: ArrayLike, f_train: ArrayLike, f_new: ArrayLike, s
     -------
     bias2, variance : ndarrays of shape (L,)
     """
-    S = np.asarray(S, dtype=float)
-    f_train, f_new = np.asarray(f_train, dtype=float), np.asarray(f_new, dtype=float)
+    S = as_float_array(S, "S")
+    f_train, f_new = as_float_array(f_train, "f_train"), as_float_array(f_new, "f_new")
     sigma2 = check_positive(sigma2, "sigma2")
     R = check_int(n_train_sets, "n_train_sets", minimum=2)
     rng = check_rng(seed)
@@ -231,7 +231,7 @@ def screened_ridge_cv(X: ArrayLike, y: ArrayLike, n_keep: int, lam: float, folds
     float
         Mean squared out-of-fold error.
     """
-    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    X, y = as_float_array(X, "X"), as_float_array(y, "y")
     n, p = X.shape
     n_keep = check_int(n_keep, "n_keep", minimum=1)
     if n_keep > p:
@@ -281,8 +281,8 @@ def nested_cv(X: ArrayLike, y: ArrayLike, lams: ArrayLike, outer: Folds = 5, inn
         The penalty chosen in each outer fold.
     """
     from .model_selection import cross_val_curve
-    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
-    lams = np.asarray(lams, dtype=float)
+    X, y = as_float_array(X, "X"), as_float_array(y, "y")
+    lams = as_float_array(lams, "lams")
     sq, chosen = np.empty(len(y)), []
     for train, test in _fold_pairs(outer, len(y), seed):
         lam = lams[np.argmin(cross_val_curve(X[train], y[train], lams, folds=inner))]

@@ -22,6 +22,7 @@ from numpy.typing import ArrayLike
 from scipy import linalg
 
 from ._validation import (
+    as_float_array,
     check_gram_psd,
     check_int,
     check_lam,
@@ -106,7 +107,7 @@ def sobolev_eigenvalues(j: ArrayLike) -> Any:
     if isinstance(j, bool):
         raise ValueError(f"j must contain only integers >= 1; got {j!r}")
     try:
-        arr = np.asarray(j, dtype=float)
+        arr = as_float_array(j, "j")
     except (TypeError, ValueError) as exc:
         raise ValueError(f"j must be integers >= 1; got {type(j).__name__}") from exc
     if (arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr))

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import _finite
+from .arrays import _finite, as_float_array
 
 
 def check_real(value: Any, name: str) -> float:
@@ -38,7 +38,7 @@ def check_positive(value: Any, name: str) -> float:
 def check_lam(lam: Any, name: str = "lam", *, allow_array: bool = False) -> Any:
     """Validate a regularisation parameter (or a grid of them): finite and >= 0."""
     if allow_array and np.ndim(lam) > 0:
-        arr = np.asarray(lam, dtype=float)
+        arr = as_float_array(lam, "lam")
         if arr.ndim != 1 or arr.size == 0:
             raise ValueError(
                 f"{name} must be a non-empty 1-D grid of values; got shape {arr.shape}"

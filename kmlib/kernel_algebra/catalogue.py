@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special
 from scipy.spatial.distance import cdist
 
-from .._validation import check_matrix, check_nonnegative, check_positive
+from .._validation import as_float_array, check_matrix, check_nonnegative, check_positive
 from ..kernels import Kernel
 
 __all__ = ["constant", "cauchy", "laplacian_l1", "matern_bessel", "minhash_first"]
@@ -146,7 +146,7 @@ def matern_bessel(r: ArrayLike, nu: float, length_scale: float) -> NDArray[np.fl
     """
     nu = check_positive(nu, "nu")
     ell = check_positive(length_scale, "length_scale")
-    r = np.asarray(r, dtype=float)
+    r = as_float_array(r, "r")
     if np.any(~np.isfinite(r)) or np.any(r < 0):
         raise ValueError("r must hold finite distances r >= 0")
     t = np.sqrt(2.0 * nu) * r / ell

@@ -22,7 +22,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_lam, check_matrix, check_nonnegative, rank_tol
+from .._validation import as_float_array, check_lam, check_matrix, check_nonnegative, rank_tol
 from ._common import _check_Phi_y
 
 #: The spectral filters of the chapter: least squares, spectral cut-off, ridge.
@@ -100,7 +100,7 @@ def filter_factors(s: ArrayLike, lam: float, kind: Filter) -> NDArray[np.float64
     -------
     ndarray of the shape of ``s``
     """
-    s = np.asarray(s, dtype=float)
+    s = as_float_array(s, "s")
     if not np.all(np.isfinite(s)) or np.any(s < 0):
         raise ValueError("s must contain finite singular values >= 0; "
                          "got a negative or non-finite value")

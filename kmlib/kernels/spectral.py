@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike
 from scipy import linalg
 
 from .._validation import (
+    as_float_array,
     check_nonnegative,
     check_square,
     check_symmetric,
@@ -89,7 +90,7 @@ def pds_from_nds(k: Kernel, x0: ArrayLike) -> Kernel:
             f"got {type(k).__name__}"
         )
     try:
-        a = np.asarray(x0, dtype=float)
+        a = as_float_array(x0, "x0")
     except (TypeError, ValueError) as exc:
         raise ValueError(f"x0 must be a numeric point; got {type(x0).__name__}") from exc
     if a.ndim == 0:

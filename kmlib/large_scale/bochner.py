@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import kernels
 from .._typing import Seed
-from .._validation import check_int, check_positive, check_rng
+from .._validation import as_float_array, check_int, check_positive, check_rng
 
 __all__ = ["SPECTRAL_KERNELS", "spectral_sample", "shift_invariant_profile", "bochner_mc"]
 
@@ -90,7 +90,7 @@ def shift_invariant_profile(kernel: SpectralKernel, delta: ArrayLike, *,
     """
     nu = _check_spectral(kernel, nu)
     ell = check_positive(length_scale, "length_scale")
-    dl = np.atleast_1d(np.asarray(delta, dtype=float))
+    dl = np.atleast_1d(as_float_array(delta, "delta"))
     if dl.ndim != 1 or not np.all(np.isfinite(dl)):
         raise ValueError(f"delta must be a finite 1-D array of offsets; got shape {dl.shape}")
     if kernel == "cauchy":
@@ -111,7 +111,7 @@ def bochner_mc(kernel: SpectralKernel, delta: ArrayLike, n_draws: int, *,
     kernel profile :func:`shift_invariant_profile`.
     """
     _check_spectral(kernel, nu)
-    dl = np.atleast_1d(np.asarray(delta, dtype=float))
+    dl = np.atleast_1d(as_float_array(delta, "delta"))
     if dl.ndim != 1 or not np.all(np.isfinite(dl)):
         raise ValueError(f"delta must be a finite 1-D array of offsets; got shape {dl.shape}")
     n_draws = check_int(n_draws, "n_draws", minimum=2)

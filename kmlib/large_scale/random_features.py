@@ -21,7 +21,14 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import kernels
 from .._typing import Seed
-from .._validation import check_int, check_matrix, check_positive, check_rng, check_vector
+from .._validation import (
+    as_float_array,
+    check_int,
+    check_matrix,
+    check_positive,
+    check_rng,
+    check_vector,
+)
 from ..features import RandomFourierFeatures
 from ._common import _one_blas_thread
 
@@ -91,7 +98,7 @@ def rff_variance(k: ArrayLike, n_features: ArrayLike,
     with :math:`D` the number of frequencies (both use :math:`k(2\Delta) = k(\Delta)^4`,
     true for the Gaussian kernel).  ``k`` and ``n_features`` broadcast.
     """
-    k = np.asarray(k, dtype=float)
+    k = as_float_array(k, "k")
     if not np.all(np.isfinite(k)) or np.any(k < 0) or np.any(k > 1):
         raise ValueError(f"k must hold Gaussian kernel values in [0, 1]; got {k!r}")
     D = np.asarray(n_features)

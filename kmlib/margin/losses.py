@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import optimize
 
-from .._validation import EPS, check_positive, check_vector
+from .._validation import EPS, as_float_array, check_positive, check_vector
 
 __all__ = [
     "hinge_loss",
@@ -35,7 +35,7 @@ def hinge_loss(z: ArrayLike) -> NDArray[np.float64]:
     ndarray
         :math:`\max(0, 1 - z)`, elementwise.
     """
-    z = np.asarray(z, dtype=float)
+    z = as_float_array(z, "z")
     return np.maximum(0.0, 1.0 - z)
 
 
@@ -54,7 +54,7 @@ def logistic_loss(z: ArrayLike) -> NDArray[np.float64]:
     -------
     ndarray
     """
-    z = np.asarray(z, dtype=float)
+    z = as_float_array(z, "z")
     return np.logaddexp(0.0, -z)
 
 

@@ -15,6 +15,7 @@ from .._folds import resolve_folds
 from .._typing import Folds
 from .._validation import (
     EPS,
+    as_float_array,
     check_lam,
     check_matrix,
     check_same_length,
@@ -61,7 +62,7 @@ def _one_blas_thread(func: Callable[..., Any]) -> Callable[..., Any]:
 def _check_lams(lams: ArrayLike) -> np.ndarray:
     """Return the penalty grid as a 1-D float array (a scalar becomes length 1)."""
     arr = check_lam(lams, "lams", allow_array=True)
-    return np.atleast_1d(np.asarray(arr, dtype=float))
+    return np.atleast_1d(as_float_array(arr, "arr"))
 
 
 def _check_Xy(X: ArrayLike, y: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
@@ -87,8 +88,8 @@ def _resolve(folds: Folds, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
 def _check_batch(X: ArrayLike, y: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Validate a stack of datasets: X of shape (R, n, p), y of shape (R, n)."""
     try:
-        X = np.asarray(X, dtype=float)
-        y = np.asarray(y, dtype=float)
+        X = as_float_array(X, "X")
+        y = as_float_array(y, "y")
     except (TypeError, ValueError) as exc:
         raise ValueError("X and y must be numeric arrays") from exc
     if X.ndim != 3 or min(X.shape) == 0:

@@ -184,8 +184,8 @@ def gaussian_risk(intercepts: ArrayLike, coefs: ArrayLike, beta0: ArrayLike, sig
     -------
     risk : ndarray of shape (..., L)
     """
-    a = np.asarray(intercepts, dtype=float)
-    B = np.asarray(coefs, dtype=float)
+    a = as_float_array(intercepts, "intercepts")
+    B = as_float_array(coefs, "coefs")
     beta0 = check_vector(beta0, "beta0")
     sigma2 = check_nonnegative(sigma2, "sigma2")
     if B.ndim < 2 or B.shape[-2] != beta0.size or a.shape != B.shape[:-2] + B.shape[-1:]:

@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import linalg
 
-from .._validation import check_nonnegative, check_vector
+from .._validation import as_float_array, check_nonnegative, check_vector
 from ._common import _lam_grid
 
 __all__ = ["brownian_precision", "sobolev_mspe"]
@@ -80,7 +80,7 @@ def sobolev_mspe(x: ArrayLike, f0: ArrayLike, sigma2: float,
         ``m`` targets.
     """
     x = check_vector(x, "x")
-    F = np.asarray(f0, dtype=float)
+    F = as_float_array(f0, "f0")
     if F.ndim not in (1, 2) or F.shape[0] != x.shape[0] or not np.all(np.isfinite(F)):
         raise ValueError(
             f"f0 must be a finite array of shape ({x.shape[0]},) or ({x.shape[0]}, m); "

@@ -17,6 +17,7 @@ from scipy import linalg
 
 from .._typing import Seed
 from .._validation import (
+    as_float_array,
     check_int,
     check_nonnegative,
     check_positive,
@@ -87,7 +88,7 @@ def rate_lambda(n: ArrayLike, sigma2: float) -> float | NDArray[np.float64]:
     That is, :math:`\gamma_n = (\sigma^2/n)^{2/3}`.
     """
     sigma2 = check_positive(sigma2, "sigma2")
-    n_arr = np.asarray(n, dtype=float)
+    n_arr = as_float_array(n, "n")
     if np.any(n_arr < 1):
         raise ValueError(f"n must be >= 1; got {n!r}")
     return n_arr * (sigma2 / n_arr) ** (2.0 / 3.0)
@@ -165,7 +166,7 @@ def loglog_slope_se(ns: ArrayLike, values: ArrayLike) -> tuple[float, float]:
     slope, se : float
     """
     lx = np.log(check_vector(ns, "ns"))
-    V = np.asarray(values, dtype=float)
+    V = as_float_array(values, "values")
     if V.ndim != 2 or V.shape[0] != lx.shape[0] or V.shape[1] < 2:
         raise ValueError(
             f"values must have shape ({lx.shape[0]}, R) with R >= 2; got shape {V.shape}"

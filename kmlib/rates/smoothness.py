@@ -17,7 +17,7 @@ from scipy import linalg
 
 from .. import datasets, kernels
 from .._typing import Folds, Seed
-from .._validation import check_int, check_nonnegative, check_rng, check_vector
+from .._validation import as_float_array, check_int, check_nonnegative, check_rng, check_vector
 from ._common import _lam_grid, _one_blas_thread
 
 __all__ = ["SMOOTHNESS_KERNELS", "TARGETS", "cv_table", "smoothness_experiment",
@@ -70,7 +70,7 @@ def cv_table(X: ArrayLike, y: ArrayLike, kernel_factory: Callable[[float], Any],
     """
     from .._folds import resolve_folds
 
-    X = np.asarray(X, dtype=float)
+    X = as_float_array(X, "X")
     X = X[:, None] if X.ndim == 1 else X
     y = check_vector(y, "y")
     if X.ndim != 2 or X.shape[0] != y.shape[0]:

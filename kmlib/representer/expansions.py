@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._estimator_inputs import gram
 from .._validation import (
+    as_float_array,
     check_int,
     check_kernel,
     check_matrix,
@@ -53,7 +54,7 @@ def smoothed_abs_loss(r: ArrayLike, eps: float = 0.1) -> NDArray[np.float64]:
         The loss of each residual.
     """
     eps = check_positive(eps, "eps")
-    r = np.asarray(r, dtype=float)
+    r = as_float_array(r, "r")
     return np.hypot(r, eps) - eps
 
 
@@ -235,7 +236,7 @@ def interpolation_gaps(K: ArrayLike, K_test: ArrayLike, y: ArrayLike, lams: Arra
     check_same_length(K, y, "K", "y")
     if Kt.shape[1] != K.shape[0]:
         raise ValueError(f"K_test must have {K.shape[0]} columns like K; got {Kt.shape[1]}")
-    lams = np.atleast_1d(np.asarray(lams, dtype=float))
+    lams = np.atleast_1d(as_float_array(lams, "lams"))
     if lams.ndim != 1 or np.any(~np.isfinite(lams)) or np.any(lams <= 0):
         raise ValueError(
             f"lams must be a 1-D array of finite penalties > 0; got shape {lams.shape} "

@@ -11,6 +11,7 @@ from scipy import linalg as sla
 
 from .._typing import Seed
 from .._validation import (
+    as_float_array,
     check_finite_result,
     check_int,
     check_lam,
@@ -88,7 +89,7 @@ def simulate_estimates(X: ArrayLike, beta0: ArrayLike, sigma2: float, lam: float
     """
     lam = check_lam(lam, "lam")
     Y = simulate_responses(X, beta0, sigma2, n_reps, seed=seed)
-    X = np.asarray(X, dtype=float)
+    X = as_float_array(X, "X")
     X = X[:, None] if X.ndim == 1 else X
     c = _gram_cholesky(X, lam, "OLS estimates (lam = 0)")
     return sla.cho_solve(c, X.T @ Y.T, check_finite=False).T
@@ -140,7 +141,7 @@ def gaussian_score(X: ArrayLike, Y: ArrayLike, beta: ArrayLike, sigma2: float) -
     sigma2 = check_nonnegative(sigma2, "sigma2")
     if sigma2 == 0:
         raise ValueError("sigma2 must be > 0 for the Gaussian score; got 0")
-    Ya = np.asarray(Y, dtype=float)
+    Ya = as_float_array(Y, "Y")
     single = Ya.ndim == 1
     Ya = check_matrix(Ya[None, :] if single else Ya, "Y", allow_1d=False)
     if Ya.shape[1] != X.shape[0]:

@@ -12,7 +12,7 @@ from math import comb
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_int, check_nonnegative, check_vector
+from .._validation import as_float_array, check_int, check_nonnegative, check_vector
 
 __all__ = ["polynomial_coefficients", "polynomial_rkhs_norm2"]
 
@@ -29,7 +29,7 @@ def polynomial_coefficients(X: ArrayLike, alpha: ArrayLike, degree: int,
     ndarray of shape (p + 1,)
         ``a_0, ..., a_p``.
     """
-    x = check_vector(np.ravel(np.asarray(X, dtype=float)), "X")
+    x = check_vector(np.ravel(as_float_array(X, "X")), "X")
     a = check_vector(alpha, "alpha")
     if len(a) != len(x):
         raise ValueError(f"alpha must have one coefficient per centre ({len(x)}); got {len(a)}")

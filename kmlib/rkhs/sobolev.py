@@ -13,7 +13,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_int, check_vector
+from .._validation import as_float_array, check_int, check_vector
 from ._common import _unit_points
 
 __all__ = ["piecewise_integral", "sobolev1_derivative", "sobolev2_second_derivative"]
@@ -44,7 +44,7 @@ def piecewise_integral(func: Callable[[np.ndarray], np.ndarray], breaks: ArrayLi
     order = check_int(order, "order")
     if not (np.isfinite(a) and np.isfinite(b) and a < b):
         raise ValueError(f"the interval must satisfy a < b (finite); got a={a!r}, b={b!r}")
-    br = np.ravel(np.asarray(breaks, dtype=float))
+    br = np.ravel(as_float_array(breaks, "breaks"))
     pts = np.unique(np.concatenate([[a, b], br[(br > a) & (br < b)]]))
     t, w = np.polynomial.legendre.leggauss(order)
     lo, hi = pts[:-1, None], pts[1:, None]
@@ -71,7 +71,7 @@ def sobolev1_derivative(X: ArrayLike, alpha: ArrayLike, u: ArrayLike) -> NDArray
     ndarray of shape (len(u),)
     """
     x, a = _centres_and_coefficients(X, alpha)
-    uu = np.ravel(np.asarray(u, dtype=float))
+    uu = np.ravel(as_float_array(u, "u"))
     return (uu[:, None] < x[None, :]).astype(float) @ a
 
 
@@ -86,5 +86,5 @@ def sobolev2_second_derivative(X: ArrayLike, alpha: ArrayLike,
     ndarray of shape (len(u),)
     """
     x, a = _centres_and_coefficients(X, alpha)
-    uu = np.ravel(np.asarray(u, dtype=float))
+    uu = np.ravel(as_float_array(u, "u"))
     return np.maximum(x[None, :] - uu[:, None], 0.0) @ a
