@@ -267,6 +267,8 @@ def test_regression_blocks_are_reproducible_and_sized():
     b = list(ls.regression_blocks(2500, 3, block_size=1000, seed=4))
     assert [len(blk[1]) for blk in a] == [1000, 1000, 500]
     assert all(np.array_equal(p[0], q[0]) for p, q in zip(a, b, strict=True))
+    with pytest.raises(ValueError, match="d must be >= 1"):   # checked at the call, not lazily
+        ls.regression_blocks(10, 0)
 
 
 def test_streaming_validation():

@@ -130,7 +130,10 @@ def matern_bessel(r: ArrayLike, nu: float, length_scale: float) -> NDArray[np.fl
     and ``k(0) = 1``.  This direct formula is a second route to
     :func:`kmlib.kernels.matern` (which uses closed forms and a log-domain
     evaluation); it overflows for large ``nu`` (about ``nu > 150`` near
-    ``r = 0``), where entries come back as NaN or inf.
+    ``r = 0``), and wherever ``t^nu`` or ``K_nu(t)`` leaves the range of
+    floating point (``t`` below about 1e-300 or above about 1e300).  Such
+    entries come back as ``+inf``, the mark of the formula's failure (the
+    kernel value itself lies in ``[0, 1]``).
 
     Parameters
     ----------
@@ -142,18 +145,19 @@ def matern_bessel(r: ArrayLike, nu: float, length_scale: float) -> NDArray[np.fl
     Returns
     -------
     ndarray
-        Same shape as ``r``.
+        Same shape as ``r``; ``+inf`` where the direct formula overflows.
     """
     nu = check_positive(nu, "nu")
     ell = check_positive(length_scale, "length_scale")
     r = as_float_array(r, "r")
     if np.any(~np.isfinite(r)) or np.any(r < 0):
         raise ValueError("r must hold finite distances r >= 0")
-    t = np.sqrt(2.0 * nu) * r / ell
-    out = np.ones_like(t)
-    pos = t > 0
-    with np.errstate(over="ignore", invalid="ignore"):
-        out[pos] = 2.0 ** (1.0 - nu) / special.gamma(nu) * t[pos] ** nu * special.kv(nu, t[pos])
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        t = np.sqrt(2.0 * nu) * r / ell
+        out = np.ones_like(t)
+        pos = t > 0
+        val = 2.0 ** (1.0 - nu) / special.gamma(nu) * t[pos] ** nu * special.kv(nu, t[pos])
+    out[pos] = np.where(np.isfinite(val), val, np.inf)   # NaN (0 * inf) is an overflow too
     return out
 
 

@@ -14,7 +14,7 @@ from typing import Callable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_int, check_matrix, check_vector
+from .._validation import as_float_array, check_int, check_matrix, check_vector
 from ..kernels import Kernel
 from ._common import _check_kernel_object
 
@@ -70,7 +70,7 @@ def tensor_product(k1: Kernel, k2: Kernel, d1: int) -> Kernel:
 
 def _apply_map(phi: Callable[[np.ndarray], ArrayLike], Z: np.ndarray,
                who: str) -> NDArray[np.float64]:
-    A = np.asarray(phi(Z), dtype=float)
+    A = as_float_array(phi(Z), f"{who}: phi(X)")
     if A.ndim == 1:
         A = A[:, None]
     if A.ndim != 2 or A.shape[0] != len(Z):
@@ -126,7 +126,7 @@ class _Rescaled(Kernel):
         return self.kernel._check(X, name)
 
     def _weights(self, X: np.ndarray) -> NDArray[np.float64]:
-        w = np.asarray(self.g(X), dtype=float).reshape(-1)
+        w = as_float_array(self.g(X), "rescaled: g(X)").reshape(-1)
         if w.shape != (len(X),) or not np.all(np.isfinite(w)):
             raise ValueError(
                 f"rescaled: g must return one finite real number per input row, shape "

@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import linalg
 
-from .._validation import check_int, check_rng, check_square, psd_eigh
+from .._validation import check_int, check_rng, check_square, finite_result, psd_eigh
 from ..kernels import Kernel
 from ._common import _check_kernel_object
 
@@ -25,6 +25,7 @@ def _psd_root(K: np.ndarray, name: str) -> NDArray[np.float64]:
     return U * np.sqrt(np.clip(s, 0.0, None))
 
 
+@finite_result
 def hadamard_monte_carlo(
     K1: ArrayLike, K2: ArrayLike, n_draws: int,
     seed: int | np.random.Generator | None = None,
@@ -67,6 +68,7 @@ def hadamard_monte_carlo(
     return est, se
 
 
+@finite_result
 def sample_paths(k: Kernel, x: ArrayLike, n_paths: int,
                  seed: int | np.random.Generator | None = None) -> NDArray[np.float64]:
     """Draw sample paths of the centred Gaussian process with covariance ``k`` at ``x``.
@@ -96,4 +98,5 @@ def sample_paths(k: Kernel, x: ArrayLike, n_paths: int,
 def min_eigenvalue(K: ArrayLike) -> float:
     """Smallest eigenvalue of the symmetric part of a square matrix (``eigvalsh``)."""
     A = check_square(K, "K")
-    return float(linalg.eigvalsh(0.5 * (A + A.T), subset_by_index=[0, 0])[0])
+    # 0.5 * A + 0.5 * A.T: the same numbers as 0.5 * (A + A.T), without overflow
+    return float(linalg.eigvalsh(0.5 * A + 0.5 * A.T, subset_by_index=[0, 0])[0])

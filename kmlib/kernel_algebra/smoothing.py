@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_positive, check_vector
+from .._validation import check_finite_result, check_positive, check_vector
 
 __all__ = ["nadaraya_watson"]
 
@@ -31,6 +31,13 @@ def nadaraya_watson(x_train: ArrayLike, y_train: ArrayLike, x_eval: ArrayLike,
     Returns
     -------
     ndarray of shape (m,)
+
+    Raises
+    ------
+    ValueError
+        If every weight of an evaluation point underflows (``h`` too small for the
+        distance to the nearest training point, beyond about 1e150 bandwidths), or
+        if the weighted average overflows (responses of size about 1e308).
     """
     xt = check_vector(x_train, "x_train")
     yt = check_vector(y_train, "y_train")
@@ -40,7 +47,18 @@ def nadaraya_watson(x_train: ArrayLike, y_train: ArrayLike, x_eval: ArrayLike,
         )
     xe = check_vector(x_eval, "x_eval")
     h = check_positive(h, "h")
-    L = -0.5 * ((xe[:, None] - xt[None, :]) / h) ** 2
-    L -= L.max(axis=1, keepdims=True)    # stable weights far from the data
-    W = np.exp(L)
-    return (W @ yt) / W.sum(axis=1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        L = -0.5 * ((xe[:, None] - xt[None, :]) / h) ** 2
+        top = L.max(axis=1, keepdims=True)
+        if not np.all(np.isfinite(top)):
+            i = int(np.argmin(np.isfinite(top[:, 0])))
+            raise ValueError(
+                f"nadaraya_watson: every weight of x_eval[{i}] = {xe[i]!r} underflows: its "
+                f"nearest training point is too many bandwidths h = {h!r} away for float64; "
+                "choose a larger h or rescale x"
+            )
+        L -= top                         # stable weights far from the data
+        W = np.exp(L)
+        f = (W @ yt) / W.sum(axis=1)
+    return check_finite_result(f, "nadaraya_watson: the weighted average",
+                               "rescale y_train and try again")

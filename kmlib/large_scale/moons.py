@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import kernels
-from .._validation import check_int, check_matrix, check_positive
+from .._validation import check_int, check_matrix, check_positive, finite_result
 from ..datasets import two_moons
 from ..features import RandomFourierFeatures
 from ..krr import KernelRidge
@@ -24,6 +24,7 @@ from .timing import timed
 __all__ = ["median_heuristic", "two_moons_study"]
 
 
+@finite_result
 def median_heuristic(X: ArrayLike) -> float:
     """Median of the pairwise Euclidean distances between distinct rows of ``X``."""
     X = check_matrix(X, "X")
@@ -39,6 +40,7 @@ def _accuracy(y: np.ndarray, score: np.ndarray) -> float:
     return float(np.mean(np.where(score >= 0, 1.0, -1.0) == y))
 
 
+@finite_result
 def two_moons_study(D_grid: Iterable[int], *, n: int = 500, noise: float = 0.2,
                     test_frac: float = 0.3, lam: float = 1e-3, n_seeds: int = 10,
                     seed: int = 0) -> dict[str, np.ndarray]:

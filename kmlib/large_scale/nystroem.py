@@ -24,6 +24,7 @@ from .._validation import (
     check_rng,
     check_same_length,
     check_square,
+    finite_result,
 )
 from ..features import Nystroem, RandomFourierFeatures
 from ._common import _one_blas_thread
@@ -32,6 +33,7 @@ from .timing import timed
 __all__ = ["nystroem_gram", "spectrum", "relative_errors", "rff_vs_nystroem"]
 
 
+@finite_result
 def nystroem_gram(K: ArrayLike, anchors: ArrayLike, *, jitter: float = 0.0,
                   rtol: float | None = None) -> NDArray[np.float64]:
     r"""Nystrom approximation :math:`K_{N,D} K_{D,D}^{+} K_{N,D}^\top` of a Gram matrix.
@@ -87,6 +89,7 @@ def _spectral_norm(A: np.ndarray, seed: int = 0) -> float:
                               return_eigenvectors=False)).max())
 
 
+@finite_result
 def spectrum(A: ArrayLike) -> NDArray[np.float64]:
     """Eigenvalues of a symmetric matrix in decreasing order (``eigvalsh``, one BLAS thread).
 
@@ -95,24 +98,30 @@ def spectrum(A: ArrayLike) -> NDArray[np.float64]:
     """
     A = check_square(A, "A")
     with _one_blas_thread():
-        return linalg.eigvalsh(0.5 * (A + A.T), check_finite=False)[::-1]
+        # 0.5 * A + 0.5 * A.T: the same numbers as 0.5 * (A + A.T), without overflow
+        return linalg.eigvalsh(0.5 * A + 0.5 * A.T, check_finite=False)[::-1]
 
 
+@finite_result
 def relative_errors(K: ArrayLike, K_approx: ArrayLike) -> tuple[float, float]:
     """Relative spectral and Frobenius errors ``||K - K_approx|| / ||K||`` (symmetric input).
 
     The spectral norms are computed by Lanczos iteration (``scipy.sparse.linalg.eigsh``),
-    which needs only matrix-vector products.
+    which needs only matrix-vector products.  Raises ``ValueError`` when ``K`` is zero or
+    when a norm over- or underflows (entries beyond about 1e150 or below 1e-150).
     """
     K = check_square(K, "K")
     A = check_square(K_approx, "K_approx")
     check_same_length(K, A, "K", "K_approx")
+    if not np.any(K):
+        raise ValueError("K is the zero matrix; a relative error needs a nonzero K")
     E = K - A
     E = 0.5 * (E + E.T)
     return (_spectral_norm(E) / _spectral_norm(K),
             float(np.linalg.norm(E) / np.linalg.norm(K)))
 
 
+@finite_result
 def rff_vs_nystroem(X: ArrayLike, sigma: float, sizes: Iterable[int], *,
                     seed: Seed = 0) -> dict[str, np.ndarray]:
     """Gaussian-kernel approximation by RFF and by Nystrom with the same number of columns.

@@ -28,6 +28,7 @@ from .._validation import (
     check_positive,
     check_rng,
     check_vector,
+    finite_result,
 )
 from ..features import RandomFourierFeatures
 from ._common import _one_blas_thread
@@ -58,6 +59,7 @@ def _check_point(x: ArrayLike, name: str) -> np.ndarray:
 # --------------------------------------------------------------------------- #
 # random Fourier features for one pair of points
 # --------------------------------------------------------------------------- #
+@finite_result
 def rff_pair_estimates(x: ArrayLike, xp: ArrayLike, sigma: float, n_features: int,
                        n_reps: int, *, variant: Variant = "cos_sin",
                        seed: Seed = None) -> NDArray[np.float64]:
@@ -115,6 +117,7 @@ def rff_variance(k: ArrayLike, n_features: ArrayLike,
 # --------------------------------------------------------------------------- #
 # positive random features for the softmax kernel
 # --------------------------------------------------------------------------- #
+@finite_result
 def softmax_prf_estimates(x: ArrayLike, xp: ArrayLike, n_features: int, n_reps: int, *,
                           seed: Seed = None) -> tuple[NDArray[np.float64], float]:
     r"""Positive-random-feature estimates of the softmax kernel :math:`e^{x^\top x'}`.
@@ -142,6 +145,7 @@ def softmax_prf_estimates(x: ArrayLike, xp: ArrayLike, n_features: int, n_reps: 
     return (fx * fxp).mean(axis=1), float(min(fx.min(), fxp.min()))
 
 
+@finite_result
 def softmax_prf_variance(x: ArrayLike, xp: ArrayLike, n_features: int) -> float:
     r"""Closed-form variance :math:`\frac1D e^{2x^\top x'}(e^{\|x + x'\|^2} - 1)`."""
     x = _check_point(x, "x")
@@ -154,6 +158,7 @@ def softmax_prf_variance(x: ArrayLike, xp: ArrayLike, n_features: int) -> float:
 # --------------------------------------------------------------------------- #
 # the uniform bound
 # --------------------------------------------------------------------------- #
+@finite_result
 def uniform_max_errors(X: ArrayLike, sigma: float, n_features: int, n_reps: int, *,
                        seed: Seed = None) -> NDArray[np.float64]:
     r"""Largest error :math:`\max_{i,j}|z(x_i)^\top z(x_j) - k(x_i, x_j)|`, one per draw.

@@ -18,6 +18,7 @@ from scipy.linalg import blas
 
 from .._typing import Seed
 from .._validation import (
+    check_finite_result,
     check_fitted,
     check_int,
     check_matrix,
@@ -25,6 +26,7 @@ from .._validation import (
     check_positive,
     check_same_length,
     check_vector,
+    finite_result,
 )
 from ..features import RandomFourierFeatures
 from ._common import _one_blas_thread
@@ -43,19 +45,34 @@ def regression_blocks(n: int, d: int, *, block_size: int = 10_000, noise: float 
     Inputs ``x ~ N(0, I_d)``; responses ``f(x) + noise * eps`` with
     ``f(x) = sin(x_1) + cos(x_2) / 2`` (only ``x_1`` when ``d == 1``).  Block
     ``b`` is drawn from ``numpy.random.default_rng([seed, b])``, so the sample is
-    the same whatever consumes it.
+    the same whatever consumes it.  The arguments are checked when the function is
+    called, before the first block is drawn.
     """
     n = check_int(n, "n", minimum=1)
     d = check_int(d, "d", minimum=1)
     block_size = check_int(block_size, "block_size", minimum=1)
     noise = check_nonnegative(noise, "noise")
     seed = check_int(seed, "seed", minimum=0)
+    return _blocks(n, d, block_size, noise, seed)
+
+
+def _blocks(n: int, d: int, block_size: int, noise: float,
+            seed: int) -> Iterator[tuple[NDArray[np.float64], NDArray[np.float64]]]:
+    """The generator behind :func:`regression_blocks` (arguments already checked)."""
     for b, start in enumerate(range(0, n, block_size)):
         m = min(block_size, n - start)
         rng = np.random.default_rng([seed, b])
-        X = rng.standard_normal((m, d))
-        y = regression_target(X) + noise * rng.standard_normal(m)
-        yield X, y
+        try:
+            X = rng.standard_normal((m, d))
+        except MemoryError:
+            raise ValueError(
+                f"a block of {m} x {d} inputs needs more memory than is available; "
+                "lower block_size or d"
+            ) from None
+        with np.errstate(over="ignore", invalid="ignore"):
+            y = regression_target(X) + noise * rng.standard_normal(m)
+        yield X, check_finite_result(y, "the responses of regression_blocks",
+                                     "noise is too large for float64")
 
 
 def regression_target(X: ArrayLike) -> NDArray[np.float64]:
@@ -103,8 +120,13 @@ class StreamingRFFRidge:
         self.lam = lam
         self.seed = seed
 
+    @finite_result
     def fit_blocks(self, blocks: Iterable[tuple[ArrayLike, ArrayLike]]) -> "StreamingRFFRidge":
-        """Fit from an iterable of ``(X_block, y_block)`` pairs; returns ``self``."""
+        """Fit from an iterable of ``(X_block, y_block)`` pairs; returns ``self``.
+
+        Raises ``ValueError`` when the coefficients are not finite (responses of size
+        about 1e300, whose sums overflow).
+        """
         lam = check_positive(self.lam, "lam")
         with contextlib.ExitStack() as stack:
             return self._fit_blocks(iter(blocks), lam, stack)
@@ -130,8 +152,11 @@ class StreamingRFFRidge:
         if rff is None:
             raise ValueError("blocks is empty; expected at least one (X_block, y_block) pair")
         G.flat[:: G.shape[0] + 1] += lam
+        check_finite_result(b, "Z^T y accumulated over the blocks",
+                            "rescale the responses (e.g. standardise y) and try again")
         c = linalg.cho_factor(G, lower=True, overwrite_a=True, check_finite=False)
-        self.coef_ = linalg.cho_solve(c, b, check_finite=False)
+        self.coef_ = check_finite_result(linalg.cho_solve(c, b, check_finite=False),
+                                         "the ridge coefficients coef_")
         self.rff_ = rff
         self.n_samples_seen_ = n_seen
         return self
@@ -144,6 +169,7 @@ class StreamingRFFRidge:
         bs = check_int(block_size, "block_size", minimum=1)
         return self.fit_blocks((X[i:i + bs], y[i:i + bs]) for i in range(0, X.shape[0], bs))
 
+    @finite_result
     def predict(self, X: ArrayLike) -> NDArray[np.float64]:
         """Predictions ``z(X) @ coef_``."""
         check_fitted(self, "coef_")

@@ -18,17 +18,24 @@ from scipy import linalg
 
 from .. import kernels
 from .._typing import Seed
-from .._validation import check_int, check_positive, check_rng
+from .._validation import check_int, check_positive, check_rng, finite_result
 from ._common import _one_blas_thread
 
 __all__ = ["timed", "measure", "exact_krr_cost"]
 
+#: Largest number of timed runs: the fastest of a thousand runs is as good an estimate
+#: as timing gets, and a larger count is a mistake that would run for hours.
+_MAX_REPEATS = 1000
+
 
 def timed(fn: Callable[[], Any], repeats: int = 1) -> tuple[Any, float]:
-    """Run ``fn()`` ``repeats`` times; return the last result and the fastest wall time."""
+    """Run ``fn()`` ``repeats`` times; return the last result and the fastest wall time.
+
+    ``repeats`` lies between 1 and 1000.
+    """
     if not callable(fn):
         raise ValueError(f"fn must be callable; got {type(fn).__name__}")
-    repeats = check_int(repeats, "repeats", minimum=1)
+    repeats = check_int(repeats, "repeats", minimum=1, maximum=_MAX_REPEATS)
     best = math.inf
     for _ in range(repeats):
         t0 = time.perf_counter()
@@ -69,6 +76,7 @@ def _exact_krr(X: np.ndarray, y: np.ndarray, sigma: float, lam: float) -> np.nda
     return linalg.cho_solve(c, y, check_finite=False)
 
 
+@finite_result
 def exact_krr_cost(ns: Iterable[int], *, d: int = 5, sigma: float = 1.0, lam: float = 1e-2,
                    repeats: int = 2, seed: Seed = 0) -> dict[str, np.ndarray]:
     """Wall time and peak memory of exact Gaussian kernel ridge regression against ``n``.
@@ -87,8 +95,8 @@ def exact_krr_cost(ns: Iterable[int], *, d: int = 5, sigma: float = 1.0, lam: fl
         Gaussian bandwidth and ridge penalty (objective: sum of squared errors
         plus ``lam ||f||^2``).
     repeats : int, default=2
-        Timed runs per size (the fastest is kept); memory is traced in one
-        further run, since tracing slows the code down.
+        Timed runs per size, at most 1000 (the fastest is kept); memory is traced
+        in one further run, since tracing slows the code down.
     seed : None, int or Generator
 
     Returns
@@ -102,7 +110,7 @@ def exact_krr_cost(ns: Iterable[int], *, d: int = 5, sigma: float = 1.0, lam: fl
     d = check_int(d, "d", minimum=1)
     sigma = check_positive(sigma, "sigma")
     lam = check_positive(lam, "lam")
-    repeats = check_int(repeats, "repeats", minimum=1)
+    repeats = check_int(repeats, "repeats", minimum=1, maximum=_MAX_REPEATS)
     rng = check_rng(seed)
     secs, peaks = [], []
     with _one_blas_thread():

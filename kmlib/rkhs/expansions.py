@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import linalg
 
-from .._validation import check_kernel, check_matrix, check_vector
+from .._validation import check_kernel, check_matrix, check_vector, finite_result
 
 __all__ = ["expansion_values", "expansion_inner", "expansion_distance", "project"]
 
@@ -31,6 +31,7 @@ def _expansion(kernel: Callable[..., Any], X: ArrayLike, alpha: ArrayLike, xname
     return Xa, a
 
 
+@finite_result
 def expansion_values(kernel: Callable[..., Any], X: ArrayLike, alpha: ArrayLike,
                      x: ArrayLike) -> NDArray[np.float64]:
     """Values at ``x`` of ``f = sum_i alpha_i k(., x_i)``.
@@ -53,6 +54,7 @@ def expansion_values(kernel: Callable[..., Any], X: ArrayLike, alpha: ArrayLike,
     return kernel(check_matrix(x, "x"), Xa) @ a
 
 
+@finite_result
 def expansion_inner(kernel: Callable[..., Any], X: ArrayLike, alpha: ArrayLike,
                     Z: ArrayLike, beta: ArrayLike) -> float:
     """Inner product ``alpha^T k(X, Z) beta`` of two kernel expansions.
@@ -69,6 +71,7 @@ def expansion_inner(kernel: Callable[..., Any], X: ArrayLike, alpha: ArrayLike,
     return float(a @ kernel(Xa, Za) @ b)
 
 
+@finite_result
 def expansion_distance(kernel: Callable[..., Any], X: ArrayLike, alpha: ArrayLike,
                        Z: ArrayLike, beta: ArrayLike) -> float:
     """RKHS distance ``||f - g||`` between two finite kernel expansions.
@@ -90,6 +93,7 @@ def expansion_distance(kernel: Callable[..., Any], X: ArrayLike, alpha: ArrayLik
     return float(np.sqrt(max(float(c @ kernel(P) @ c), 0.0)))
 
 
+@finite_result
 def project(kernel: Callable[..., Any], X: ArrayLike, alpha: ArrayLike,
             Z: ArrayLike) -> NDArray[np.float64]:
     """Coefficients of the orthogonal projection of an expansion onto span{k(., z_j)}.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_square, check_symmetric, check_vector, psd_eigh
+from .._validation import check_square, check_symmetric, check_vector, finite_result, psd_eigh
 
 __all__ = ["finite_rkhs_inner", "finite_rkhs_norm2"]
 
@@ -40,6 +40,7 @@ def _range_coordinates(v: NDArray[np.float64], d: NDArray[np.float64],
     return c[keep], d[keep]
 
 
+@finite_result
 def finite_rkhs_inner(u: ArrayLike, v: ArrayLike, K: ArrayLike,
                       tol: float | None = None) -> float:
     """RKHS inner product ``u^T K^+ v`` of two functions on a finite set.
@@ -77,6 +78,7 @@ def finite_rkhs_inner(u: ArrayLike, v: ArrayLike, K: ArrayLike,
     return float(np.sum(cu * cv / dk))
 
 
+@finite_result
 def finite_rkhs_norm2(f: ArrayLike, K: ArrayLike, tol: float | None = None) -> float:
     """Squared RKHS norm ``f^T K^+ f`` of a function on a finite set.
 

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import linalg
 
-from .._validation import check_int
+from .._validation import check_int, finite_result
 from ..kernel_trick import gaussian_features_1d as gaussian_taylor_features
 from ..theory import sobolev_eigenvalues
 from ._common import _unit_points
@@ -29,6 +29,7 @@ __all__ = [
 ]
 
 
+@finite_result
 def min_kernel_eigenfunctions(x: ArrayLike, J: int) -> NDArray[np.float64]:
     r"""The first ``J`` Mercer eigenfunctions of min(x, x').
 
@@ -51,6 +52,7 @@ def min_kernel_eigenfunctions(x: ArrayLike, J: int) -> NDArray[np.float64]:
     return np.sqrt(2.0) * np.sin(np.outer(v, np.arange(1, J + 1) - 0.5) * np.pi)
 
 
+@finite_result
 def mercer_features(x: ArrayLike, J: int) -> NDArray[np.float64]:
     r"""Truncated Mercer feature map :math:`(\sqrt{\mu_j}e_j(x))_{j\le J}` of min(x, x').
 
@@ -64,6 +66,7 @@ def mercer_features(x: ArrayLike, J: int) -> NDArray[np.float64]:
     return E * np.sqrt(sobolev_eigenvalues(np.arange(1, E.shape[1] + 1)))
 
 
+@finite_result
 def mercer_sup_error(Js: ArrayLike, grid: ArrayLike) -> NDArray[np.float64]:
     r"""Sup over ``grid x grid`` of the Mercer truncation error, for each ``J``.
 
@@ -92,6 +95,7 @@ def mercer_sup_error(Js: ArrayLike, grid: ArrayLike) -> NDArray[np.float64]:
     return out
 
 
+@finite_result
 def grid_eigenvalues(n: int, J: int) -> NDArray[np.float64]:
     r"""The ``J`` largest eigenvalues of :math:`K/n` for the min kernel on a midpoint grid.
 

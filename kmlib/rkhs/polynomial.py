@@ -12,11 +12,19 @@ from math import comb
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import as_float_array, check_int, check_nonnegative, check_vector
+from .._validation import (
+    as_float_array,
+    check_int,
+    check_nonnegative,
+    check_real,
+    check_vector,
+    finite_result,
+)
 
 __all__ = ["polynomial_coefficients", "polynomial_rkhs_norm2"]
 
 
+@finite_result
 def polynomial_coefficients(X: ArrayLike, alpha: ArrayLike, degree: int,
                             c: float = 1.0) -> NDArray[np.float64]:
     r"""Monomial coefficients of ``f = sum_i alpha_i (c + x x_i)^p`` in one dimension.
@@ -40,6 +48,7 @@ def polynomial_coefficients(X: ArrayLike, alpha: ArrayLike, degree: int,
     return w * (x[None, :] ** m[:, None] @ a)
 
 
+@finite_result
 def polynomial_rkhs_norm2(coefs: ArrayLike, degree: int, c: float = 1.0) -> float:
     r"""Squared RKHS norm :math:`\sum_m a_m^2/(\binom pm c^{p-m})` of a polynomial for (c + x x')^p.
 
@@ -52,6 +61,7 @@ def polynomial_rkhs_norm2(coefs: ArrayLike, degree: int, c: float = 1.0) -> floa
     float
     """
     p = check_int(degree, "degree")
+    c = check_real(c, "c")
     if not c > 0:
         raise ValueError(f"c must be > 0 for every degree up to p to be present; got {c!r}")
     a = check_vector(coefs, "coefs")

@@ -13,12 +13,13 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import as_float_array, check_int, check_vector
+from .._validation import as_float_array, check_int, check_real, check_vector, finite_result
 from ._common import _unit_points
 
 __all__ = ["piecewise_integral", "sobolev1_derivative", "sobolev2_second_derivative"]
 
 
+@finite_result
 def piecewise_integral(func: Callable[[np.ndarray], np.ndarray], breaks: ArrayLike,
                        a: float = 0.0, b: float = 1.0, order: int = 4) -> float:
     """Integral of ``func`` over ``[a, b]`` by Gauss--Legendre on every piece between ``breaks``.
@@ -41,15 +42,23 @@ def piecewise_integral(func: Callable[[np.ndarray], np.ndarray], breaks: ArrayLi
     -------
     float
     """
+    if not callable(func):
+        raise ValueError(f"func must be a callable of one array argument; got "
+                         f"{type(func).__name__}")
     order = check_int(order, "order")
+    a, b = check_real(a, "a"), check_real(b, "b")
     if not (np.isfinite(a) and np.isfinite(b) and a < b):
         raise ValueError(f"the interval must satisfy a < b (finite); got a={a!r}, b={b!r}")
-    br = np.ravel(as_float_array(breaks, "breaks"))
+    br = check_vector(np.ravel(as_float_array(breaks, "breaks")), "breaks", min_len=0)
     pts = np.unique(np.concatenate([[a, b], br[(br > a) & (br < b)]]))
     t, w = np.polynomial.legendre.leggauss(order)
     lo, hi = pts[:-1, None], pts[1:, None]
     u = 0.5 * (hi - lo) * t + 0.5 * (hi + lo)
-    vals = np.asarray(func(u.ravel()), dtype=float).reshape(u.shape)
+    vals = as_float_array(func(u.ravel()), "func(u)")
+    if vals.size != u.size:
+        raise ValueError(f"func must return one value per point; got {vals.size} values "
+                         f"for {u.size} points")
+    vals = vals.reshape(u.shape)
     return float(np.sum(0.5 * (hi - lo) * (vals @ w[:, None])))
 
 
@@ -63,6 +72,7 @@ def _centres_and_coefficients(X: ArrayLike, alpha: ArrayLike,
     return x, a
 
 
+@finite_result
 def sobolev1_derivative(X: ArrayLike, alpha: ArrayLike, u: ArrayLike) -> NDArray[np.float64]:
     """Derivative ``f'(u) = sum_i alpha_i 1{u < x_i}`` of ``f = sum_i alpha_i min(., x_i)``.
 
@@ -71,10 +81,11 @@ def sobolev1_derivative(X: ArrayLike, alpha: ArrayLike, u: ArrayLike) -> NDArray
     ndarray of shape (len(u),)
     """
     x, a = _centres_and_coefficients(X, alpha)
-    uu = np.ravel(as_float_array(u, "u"))
+    uu = check_vector(np.ravel(as_float_array(u, "u")), "u", min_len=0)
     return (uu[:, None] < x[None, :]).astype(float) @ a
 
 
+@finite_result
 def sobolev2_second_derivative(X: ArrayLike, alpha: ArrayLike,
                                u: ArrayLike) -> NDArray[np.float64]:
     """Second derivative ``f''(u) = sum_i alpha_i (x_i - u)_+`` of a second-order Sobolev expansion.
@@ -86,5 +97,5 @@ def sobolev2_second_derivative(X: ArrayLike, alpha: ArrayLike,
     ndarray of shape (len(u),)
     """
     x, a = _centres_and_coefficients(X, alpha)
-    uu = np.ravel(as_float_array(u, "u"))
+    uu = check_vector(np.ravel(as_float_array(u, "u")), "u", min_len=0)
     return np.maximum(x[None, :] - uu[:, None], 0.0) @ a
