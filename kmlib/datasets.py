@@ -251,6 +251,13 @@ class SobolevSeries:
 
     def __init__(self, coef: ArrayLike) -> None:
         self.coef = check_vector(coef, "coef").copy()
+        with np.errstate(over="ignore"):
+            norm2 = float(np.sum(self.coef**2))
+        if not np.isfinite(norm2):
+            raise ValueError(
+                "coef is too large: the squared RKHS norm sum(coef**2) overflows float64; "
+                "expected coefficients below about 1e150 in absolute value"
+            )
         self._freq = (np.arange(1, self.coef.shape[0] + 1) - 0.5) * np.pi
 
     @property
@@ -308,6 +315,11 @@ def sobolev_ball_function(n_terms: int, radius: float = 1.0, seed: Seed = None, 
     """
     J = check_int(n_terms, "n_terms", minimum=1)
     radius = check_positive(radius, "radius")
+    if not np.isfinite(radius * radius):
+        raise ValueError(
+            f"radius must be small enough that radius**2 (the squared RKHS norm) is finite; "
+            f"got {radius!r}"
+        )
     decay = check_nonnegative(decay, "decay")
     rng = check_rng(seed)
     z = rng.standard_normal(J) * np.arange(1, J + 1, dtype=float) ** (-decay)

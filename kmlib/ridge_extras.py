@@ -13,7 +13,18 @@ from numpy.typing import ArrayLike
 
 from . import ridge
 from ._typing import Folds, Seed
-from ._validation import as_float_array, check_int, check_positive, check_rng
+from ._validation import (
+    as_float_array,
+    check_finite_result,
+    check_int,
+    check_lam,
+    check_matrix,
+    check_positive,
+    check_rng,
+    check_same_length,
+    check_vector,
+    finite_result,
+)
 
 __all__ = ["mse_order_crossing", "polynomial_design", "ridge_smoothers", "bias_variance",
            "simulate_bias_variance", "screened_ridge_cv", "nested_cv"]
@@ -48,6 +59,8 @@ def mse_order_crossing(X: ArrayLike, beta0: ArrayLike, sigma2: float, *, xtol: f
         found below ``max_factor`` times the threshold.
     """
     sigma2 = check_positive(sigma2, "sigma2")
+    xtol = check_positive(xtol, "xtol")
+    max_factor = check_positive(max_factor, "max_factor")
     b = as_float_array(beta0, "beta0")
     if not np.any(b):
         raise ValueError("beta0: got the zero vector; expected a nonzero vector "
@@ -66,10 +79,13 @@ def mse_order_crossing(X: ArrayLike, beta0: ArrayLike, sigma2: float, *, xtol: f
                              "expected a larger value")
     while hi - lo > xtol * hi:
         mid = 0.5 * (lo + hi)
+        if not lo < mid < hi:       # adjacent floats: xtol below the float resolution
+            break
         lo, hi = (mid, hi) if min_eig(mid) > 0 else (lo, mid)
     return 0.5 * (lo + hi)
 
 
+@finite_result
 def polynomial_design(x: ArrayLike, degree: int) -> np.ndarray:
     """Columns ``x, x**2, ..., x**degree`` (the intercept is fitted separately).
 
@@ -85,10 +101,15 @@ def polynomial_design(x: ArrayLike, degree: int) -> np.ndarray:
     ndarray of shape (n, degree)
     """
     x = as_float_array(x, "x").ravel()
+    if not np.all(np.isfinite(x)):
+        raise ValueError("x contains NaN or infinite values; expected finite inputs")
     degree = check_int(degree, "degree", minimum=1)
-    return x[:, None] ** np.arange(1, degree + 1)
+    return check_finite_result(x[:, None] ** np.arange(1, degree + 1),
+                               f"polynomial_design: x**{degree}",
+                               "rescale x (e.g. to [-1, 1]) or lower the degree")
 
 
+@finite_result
 def ridge_smoothers(X: ArrayLike, lams: ArrayLike, X_new: ArrayLike | None = None) -> np.ndarray:
     """Smoother matrices of ridge with an unpenalised intercept and standardised columns.
 
@@ -112,16 +133,42 @@ def ridge_smoothers(X: ArrayLike, lams: ArrayLike, X_new: ArrayLike | None = Non
     """
     X = as_float_array(X, "X")
     Z, mean, scale = ridge.standardize(X)
-    Z_new = Z if X_new is None else (as_float_array(X_new, "X_new") - mean) / scale
+    if X_new is not None:
+        X_new = check_matrix(X_new, "X_new")
+        if X_new.shape[1] != Z.shape[1]:
+            raise ValueError(f"X_new must have {Z.shape[1]} columns, as X; "
+                             f"got shape {X_new.shape}")
+    Z_new = Z if X_new is None else (X_new - mean) / scale
     lams = np.atleast_1d(as_float_array(lams, "lams"))
     if np.any(lams < 0):
         raise ValueError(f"lams: got a minimum of {lams.min():g}; expected non-negative penalties")
+    lams = np.atleast_1d(check_lam(lams, "lams", allow_array=True))
     U, d, Vt = np.linalg.svd(Z, full_matrices=False)
     n = Z.shape[0]
     filt = d / (d**2 + lams[:, None])                               # (L, m): d_j / (d_j^2 + lam)
     return 1.0 / n + np.einsum("tk,jk,lj,ij->lti", Z_new, Vt, filt, U)
 
 
+def _smoother_inputs(S: ArrayLike, f_train: ArrayLike, f_new: ArrayLike
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Smoothers of shape (L, T, n) and the regression function at the n + T points, finite."""
+    S = as_float_array(S, "S")
+    if S.ndim != 3 or 0 in S.shape:
+        raise ValueError(f"S must be a non-empty array of smoother matrices, shape (L, T, n); "
+                         f"got shape {S.shape}")
+    if not np.all(np.isfinite(S)):
+        raise ValueError("S contains NaN or infinite values; expected finite smoother matrices")
+    f_train, f_new = check_vector(f_train, "f_train"), check_vector(f_new, "f_new")
+    if f_train.shape[0] != S.shape[2]:
+        raise ValueError(f"f_train must have length n = {S.shape[2]} (last axis of S); "
+                         f"got {f_train.shape[0]}")
+    if f_new.shape[0] != S.shape[1]:
+        raise ValueError(f"f_new must have length T = {S.shape[1]} (middle axis of S); "
+                         f"got {f_new.shape[0]}")
+    return S, f_train, f_new
+
+
+@finite_result
 def bias_variance(S: ArrayLike, f_train: ArrayLike, f_new: ArrayLike, sigma2: float
                   ) -> tuple[np.ndarray, np.ndarray]:
     """Exact squared bias and variance of linear predictors, averaged over prediction points.
@@ -145,14 +192,14 @@ def bias_variance(S: ArrayLike, f_train: ArrayLike, f_new: ArrayLike, sigma2: fl
     -------
     bias2, variance : ndarrays of shape (L,)
     """
-    S = as_float_array(S, "S")
-    f_train, f_new = as_float_array(f_train, "f_train"), as_float_array(f_new, "f_new")
+    S, f_train, f_new = _smoother_inputs(S, f_train, f_new)
     sigma2 = check_positive(sigma2, "sigma2")
     bias2 = np.mean((S @ f_train - f_new) ** 2, axis=1)
     variance = sigma2 * np.sum(S**2, axis=(1, 2)) / S.shape[1]
     return bias2, variance
 
 
+@finite_result
 def simulate_bias_variance(S: ArrayLike, f_train: ArrayLike, f_new: ArrayLike, sigma2: float,
                            n_train_sets: int,
                            *, seed: Seed = None) -> tuple[np.ndarray, np.ndarray]:
@@ -183,8 +230,7 @@ def simulate_bias_variance(S: ArrayLike, f_train: ArrayLike, f_new: ArrayLike, s
     -------
     bias2, variance : ndarrays of shape (L,)
     """
-    S = as_float_array(S, "S")
-    f_train, f_new = as_float_array(f_train, "f_train"), as_float_array(f_new, "f_new")
+    S, f_train, f_new = _smoother_inputs(S, f_train, f_new)
     sigma2 = check_positive(sigma2, "sigma2")
     R = check_int(n_train_sets, "n_train_sets", minimum=2)
     rng = check_rng(seed)
@@ -202,6 +248,7 @@ def _fold_pairs(folds: Folds, n: int, seed: int) -> list[tuple[np.ndarray, np.nd
     return resolve_folds(folds, n)
 
 
+@finite_result
 def screened_ridge_cv(X: ArrayLike, y: ArrayLike, n_keep: int, lam: float, folds: Folds = 5, *,
                       screen_inside: bool = True, seed: int = 0) -> float:
     """CV error of "keep the ``n_keep`` columns most correlated with y, then fit ridge".
@@ -231,7 +278,8 @@ def screened_ridge_cv(X: ArrayLike, y: ArrayLike, n_keep: int, lam: float, folds
     float
         Mean squared out-of-fold error.
     """
-    X, y = as_float_array(X, "X"), as_float_array(y, "y")
+    X, y = check_matrix(X, "X", allow_1d=False), check_vector(y, "y")
+    check_same_length(X, y)
     n, p = X.shape
     n_keep = check_int(n_keep, "n_keep", minimum=1)
     if n_keep > p:
@@ -239,7 +287,9 @@ def screened_ridge_cv(X: ArrayLike, y: ArrayLike, n_keep: int, lam: float, folds
 
     def top(rows: np.ndarray) -> np.ndarray:
         Xc = X[rows] - X[rows].mean(axis=0)
-        score = np.abs(Xc.T @ (y[rows] - y[rows].mean())) / np.linalg.norm(Xc, axis=0)
+        norm = np.linalg.norm(Xc, axis=0)
+        # a column constant on these rows has no correlation with y (score 0, not NaN)
+        score = np.abs(Xc.T @ (y[rows] - y[rows].mean())) / np.where(norm > 0, norm, 1.0)
         return np.argsort(score)[::-1][:n_keep]
 
     keep_all = top(np.arange(n))
@@ -251,6 +301,7 @@ def screened_ridge_cv(X: ArrayLike, y: ArrayLike, n_keep: int, lam: float, folds
     return float(sq.mean())
 
 
+@finite_result
 def nested_cv(X: ArrayLike, y: ArrayLike, lams: ArrayLike, outer: Folds = 5, inner: Folds = 5, *,
               seed: int = 0
               ) -> tuple[float, np.ndarray]:
@@ -281,8 +332,9 @@ def nested_cv(X: ArrayLike, y: ArrayLike, lams: ArrayLike, outer: Folds = 5, inn
         The penalty chosen in each outer fold.
     """
     from .model_selection import cross_val_curve
-    X, y = as_float_array(X, "X"), as_float_array(y, "y")
-    lams = as_float_array(lams, "lams")
+    X, y = check_matrix(X, "X"), check_vector(y, "y")
+    check_same_length(X, y)
+    lams = np.atleast_1d(check_lam(lams, "lams", allow_array=True))
     sq, chosen = np.empty(len(y)), []
     for train, test in _fold_pairs(outer, len(y), seed):
         lam = lams[np.argmin(cross_val_curve(X[train], y[train], lams, folds=inner))]

@@ -219,3 +219,10 @@ def test_sobolev_series_bad_input():
         SobolevSeries([])
     with pytest.raises(ValueError, match="coef"):
         SobolevSeries([1.0, np.nan])
+
+
+def test_sobolev_series_refuses_an_overflowing_norm():
+    with pytest.raises(ValueError, match="coef is too large"):
+        SobolevSeries([1e200, 1.0])
+    with pytest.raises(ValueError, match="radius"):
+        sobolev_ball_function(3, 1e200, seed=0)

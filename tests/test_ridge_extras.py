@@ -142,3 +142,33 @@ def test_nested_cv_matches_explicit_double_loop():
 def test_n_keep_above_p_is_refused():
     with pytest.raises(ValueError, match="n_keep"):
         ridge_extras.screened_ridge_cv(np.ones((5, 2)), np.arange(5.0), 3, 1.0)
+
+
+def test_crossing_with_xtol_below_float_resolution_terminates():
+    """Reference: the default tolerance; the bisection stops at adjacent floats."""
+    X, _, b = datasets.linear_model(20, 3, seed=1)
+    got = ridge_extras.mse_order_crossing(X, b, 0.5, xtol=1e-300)
+    assert got == pytest.approx(ridge_extras.mse_order_crossing(X, b, 0.5), rel=1e-10)
+    with pytest.raises(ValueError, match="xtol"):
+        ridge_extras.mse_order_crossing(X, b, 0.5, xtol=0.0)
+
+
+def test_screening_never_keeps_a_constant_column():
+    """Reference: a constant column has no correlation with y (its NaN score used to rank first)."""
+    X, y, _ = datasets.linear_model(30, 3, seed=2)
+    Xc = np.column_stack([np.zeros(30), X])
+    assert ridge_extras.screened_ridge_cv(Xc, y, 3, 1.0, 3) == pytest.approx(
+        ridge_extras.screened_ridge_cv(X, y, 3, 1.0, 3), rel=1e-12)
+
+
+def test_smoother_inputs_are_checked():
+    X = np.random.default_rng(0).standard_normal((8, 2))
+    S = ridge_extras.ridge_smoothers(X, [0.1, 1.0])
+    with pytest.raises(ValueError, match="f_new"):
+        ridge_extras.bias_variance(S, np.zeros(8), np.zeros(7), 1.0)
+    with pytest.raises(ValueError, match="f_train"):
+        ridge_extras.simulate_bias_variance(S, np.full(8, np.nan), np.zeros(8), 1.0, 3)
+    with pytest.raises(ValueError, match="lams"):
+        ridge_extras.ridge_smoothers(X, [np.nan])
+    with pytest.raises(ValueError, match="x contains NaN"):
+        ridge_extras.polynomial_design([0.0, np.nan], 2)

@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import linalg
 
-from .._validation import as_float_array, check_nonnegative, check_vector
+from .._validation import as_float_array, check_nonnegative, check_vector, finite_result
 from ._common import _lam_grid
 
 __all__ = ["brownian_precision", "sobolev_mspe"]
@@ -45,6 +45,7 @@ def brownian_precision(x: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.fl
     return diag, -inv_h[1:]
 
 
+@finite_result
 def sobolev_mspe(x: ArrayLike, f0: ArrayLike, sigma2: float,
                  lam: ArrayLike) -> float | NDArray[np.float64]:
     r"""Exact MSPE of KRR with the kernel :math:`\min(x, x')` at the design ``x``.

@@ -18,12 +18,15 @@ from scipy import linalg
 from .._typing import Seed
 from .._validation import (
     as_float_array,
+    check_gram_psd,
     check_int,
     check_nonnegative,
     check_positive,
     check_rng,
     check_square,
+    check_symmetric,
     check_vector,
+    finite_result,
 )
 from ._common import _lam_grid, _one_blas_thread
 from .brownian import sobolev_mspe
@@ -31,6 +34,7 @@ from .brownian import sobolev_mspe
 __all__ = ["mspe_monte_carlo", "rate_lambda", "rate_study", "loglog_slope_se"]
 
 
+@finite_result
 @_one_blas_thread
 def mspe_monte_carlo(K: ArrayLike, f0: ArrayLike, sigma: float, lams: ArrayLike, n_reps: int,
                      seed: Seed = None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -63,6 +67,7 @@ def mspe_monte_carlo(K: ArrayLike, f0: ArrayLike, sigma: float, lams: ArrayLike,
         Monte-Carlo mean of the MSPE and its standard error.
     """
     K = check_square(K, "K")
+    check_symmetric(K, "K")
     f0 = check_vector(f0, "f0")
     if f0.shape[0] != K.shape[0]:
         raise ValueError(f"f0 must have length {K.shape[0]} (rows of K); got {f0.shape[0]}")
@@ -72,6 +77,7 @@ def mspe_monte_carlo(K: ArrayLike, f0: ArrayLike, sigma: float, lams: ArrayLike,
     rng = check_rng(seed)
     n = K.shape[0]
     d, U = linalg.eigh(0.5 * (K + K.T))
+    check_gram_psd(K, "K", evals=d, who="mspe_monte_carlo")
     d = np.clip(d, 0.0, None)
     theta = U.T @ f0
     Z = theta[:, None] + U.T @ (sigma * rng.standard_normal((n, n_reps)))   # U^T Y, (n, R)
@@ -89,11 +95,14 @@ def rate_lambda(n: ArrayLike, sigma2: float) -> float | NDArray[np.float64]:
     """
     sigma2 = check_positive(sigma2, "sigma2")
     n_arr = as_float_array(n, "n")
+    if not np.all(np.isfinite(n_arr)):
+        raise ValueError(f"n must be finite sample sizes (>= 1); got {n!r}")
     if np.any(n_arr < 1):
         raise ValueError(f"n must be >= 1; got {n!r}")
     return n_arr * (sigma2 / n_arr) ** (2.0 / 3.0)
 
 
+@finite_result
 @_one_blas_thread
 def rate_study(f0s: Sequence[Callable[[np.ndarray], np.ndarray]], ns: ArrayLike, sigma: float,
                n_reps: int, seed: Seed = None) -> NDArray[np.float64]:
@@ -123,12 +132,15 @@ def rate_study(f0s: Sequence[Callable[[np.ndarray], np.ndarray]], ns: ArrayLike,
     ndarray of shape (len(f0s), len(ns), n_reps)
         The exact MSPE for each target, sample size and design.
     """
-    ns_arr = np.asarray(ns)
+    ns_arr = as_float_array(ns, "ns")
     if ns_arr.ndim != 1 or ns_arr.size == 0:
         raise ValueError(f"ns must be a non-empty 1-D array of sample sizes; got {ns!r}")
-    ns_list = [check_int(int(v) if float(v) == int(v) else v, "ns[i]", minimum=2)
-               for v in ns_arr.tolist()]
+    if not np.all(np.isfinite(ns_arr)) or np.any(ns_arr != np.round(ns_arr)):
+        raise ValueError(f"ns must contain only finite integer sample sizes (>= 2); got {ns!r}")
+    ns_list = [check_int(int(v), "ns[i]", minimum=2) for v in ns_arr.tolist()]
     sigma = check_positive(sigma, "sigma")
+    if not np.isfinite(sigma * sigma):
+        raise ValueError(f"sigma must be small enough that sigma**2 is finite; got {sigma!r}")
     n_reps = check_int(n_reps, "n_reps", minimum=2)
     if len(f0s) == 0 or not all(callable(f) for f in f0s):
         raise ValueError("f0s must be a non-empty sequence of callables f(x)")
@@ -143,6 +155,7 @@ def rate_study(f0s: Sequence[Callable[[np.ndarray], np.ndarray]], ns: ArrayLike,
     return out
 
 
+@finite_result
 def loglog_slope_se(ns: ArrayLike, values: ArrayLike) -> tuple[float, float]:
     r"""Log-log slope of the mean of ``values`` against ``ns``, with its standard error.
 
@@ -165,7 +178,12 @@ def loglog_slope_se(ns: ArrayLike, values: ArrayLike) -> tuple[float, float]:
     -------
     slope, se : float
     """
-    lx = np.log(check_vector(ns, "ns"))
+    ns_v = check_vector(ns, "ns")
+    if np.any(ns_v <= 0):
+        raise ValueError(f"ns must be > 0 for a log-log slope; got minimum {ns_v.min()!r}")
+    if np.ptp(ns_v) == 0:
+        raise ValueError("ns must contain at least two distinct sample sizes for a slope")
+    lx = np.log(ns_v)
     V = as_float_array(values, "values")
     if V.ndim != 2 or V.shape[0] != lx.shape[0] or V.shape[1] < 2:
         raise ValueError(

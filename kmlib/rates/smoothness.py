@@ -8,7 +8,7 @@ together by batched v-fold cross-validation (:func:`cv_table`,
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -17,7 +17,14 @@ from scipy import linalg
 
 from .. import datasets, kernels
 from .._typing import Folds, Seed
-from .._validation import as_float_array, check_int, check_nonnegative, check_rng, check_vector
+from .._validation import (
+    check_int,
+    check_matrix,
+    check_nonnegative,
+    check_rng,
+    check_vector,
+    finite_result,
+)
 from ._common import _lam_grid, _one_blas_thread
 
 __all__ = ["SMOOTHNESS_KERNELS", "TARGETS", "cv_table", "smoothness_experiment",
@@ -31,6 +38,16 @@ SMOOTHNESS_KERNELS: dict[str, Callable[[float], Any]] = {
     "gaussian": lambda ell: kernels.gaussian(ell),
 }
 
+
+def _check_factory(factory: Any, name: str) -> Callable[[float], Any]:
+    """Raise unless ``factory`` is callable as ``factory(ell)`` (returning a kernel)."""
+    if not callable(factory):
+        raise ValueError(
+            f"{name} must be a callable ell -> kernel, e.g. kmlib.kernels.gaussian; "
+            f"got {type(factory).__name__}"
+        )
+    return factory
+
 #: The two targets, smooth then rough.
 TARGETS: dict[str, Callable[[ArrayLike], Any]] = {
     "sine": datasets.sine_target,
@@ -38,6 +55,7 @@ TARGETS: dict[str, Callable[[ArrayLike], Any]] = {
 }
 
 
+@finite_result
 @_one_blas_thread
 def cv_table(X: ArrayLike, y: ArrayLike, kernel_factory: Callable[[float], Any],
              ells: ArrayLike, lams: ArrayLike, folds: Folds = 5) -> NDArray[np.float64]:
@@ -70,10 +88,10 @@ def cv_table(X: ArrayLike, y: ArrayLike, kernel_factory: Callable[[float], Any],
     """
     from .._folds import resolve_folds
 
-    X = as_float_array(X, "X")
-    X = X[:, None] if X.ndim == 1 else X
+    X = check_matrix(X, "X")
     y = check_vector(y, "y")
-    if X.ndim != 2 or X.shape[0] != y.shape[0]:
+    kernel_factory = _check_factory(kernel_factory, "kernel_factory")
+    if X.shape[0] != y.shape[0]:
         raise ValueError(f"X must have one row per entry of y ({y.shape[0]}); got shape {X.shape}")
     ells = check_vector(ells, "ells")
     if np.any(ells <= 0):
@@ -93,6 +111,7 @@ def cv_table(X: ArrayLike, y: ArrayLike, kernel_factory: Callable[[float], Any],
     return sse / n
 
 
+@finite_result
 @_one_blas_thread
 def smoothness_experiment(seed: Seed, *, n: int = 40, noise: float = 0.1,
                           ells: ArrayLike | None = None, lams: ArrayLike | None = None,
@@ -139,6 +158,9 @@ def smoothness_experiment(seed: Seed, *, n: int = 40, noise: float = 0.1,
     n_test = check_int(n_test, "n_test", minimum=2)
     ells = np.logspace(-2, 0, 15) if ells is None else check_vector(ells, "ells")
     lams = np.logspace(-8, 0, 17) if lams is None else check_vector(lams, "lams")
+    if kernel_factories is not None and not isinstance(kernel_factories, Mapping):
+        raise ValueError("kernel_factories must be a non-empty dict of name -> callable(ell); "
+                         f"got {type(kernel_factories).__name__}")
     factories = SMOOTHNESS_KERNELS if kernel_factories is None else dict(kernel_factories)
     if not factories or not all(callable(f) for f in factories.values()):
         raise ValueError("kernel_factories must be a non-empty dict of name -> callable(ell)")
@@ -168,6 +190,7 @@ def smoothness_experiment(seed: Seed, *, n: int = 40, noise: float = 0.1,
             "kernels": list(factories)}
 
 
+@finite_result
 @_one_blas_thread
 def smoothness_repeat(seeds: Sequence[int], **kwargs: Any) -> NDArray[np.float64]:
     """Test MSEs of :func:`smoothness_experiment` for each seed: shape (len(seeds), 2, 3)."""

@@ -19,12 +19,20 @@ from scipy import linalg, special
 
 from .. import kernels
 from .._typing import Seed
-from .._validation import check_int, check_nonnegative, check_positive, check_rng
+from .._validation import (
+    check_int,
+    check_kernel,
+    check_nonnegative,
+    check_positive,
+    check_rng,
+    finite_result,
+)
 from ._common import _lam_grid, _one_blas_thread
 
 __all__ = ["power_min_sum", "sobolev_sum_bound", "design_min_sums", "grid_min_eigenvalues"]
 
 
+@finite_result
 def power_min_sum(gamma: ArrayLike, c: float, p: float,
                   shift: float = 0.0) -> float | NDArray[np.float64]:
     r"""Exact :math:`\sum_{j\ge1}\min(c\,(j - s)^{-p}, \gamma)` for a power-law spectrum.
@@ -65,10 +73,19 @@ def power_min_sum(gamma: ArrayLike, c: float, p: float,
     # guard the boundary case c (J - s)^{-p} == gamma exactly (rounding of the root)
     base = np.where(J >= 1, J - shift, 1.0)
     J = np.where((J >= 1) & (c * base ** (-p) < g), J - 1, J)
-    out = J * g + c * special.zeta(p, J + 1.0 - shift)
+    # and the other side: for a huge p the root (c/gamma)^{1/p} rounds down to 1 exactly,
+    # while the term J + 1 still exceeds gamma
+    J = np.where(c * (J + 1.0 - shift) ** (-p) > g, J + 1, J)
+    a = J + 1.0 - shift
+    tail = special.zeta(p, a)
+    # scipy's zeta(p, a) is NaN for p beyond about 1e13; the tail is then its first term
+    # (the next ones are smaller by a factor (a / (a + 1))^p, which underflows)
+    tail = np.where(np.isnan(tail), a ** (-p), tail)
+    out = J * g + c * tail
     return float(out[0]) if scalar else out
 
 
+@finite_result
 def sobolev_sum_bound(gamma: ArrayLike) -> float | NDArray[np.float64]:
     r"""The bound :math:`\sqrt\gamma/\pi + \gamma/2` on the Sobolev effective dimension.
 
@@ -80,6 +97,7 @@ def sobolev_sum_bound(gamma: ArrayLike) -> float | NDArray[np.float64]:
     return float(out[0]) if scalar else out
 
 
+@finite_result
 @_one_blas_thread
 def design_min_sums(n: int, gammas: ArrayLike, n_designs: int, seed: Seed = None,
                     kernel: Callable[..., Any] | None = None) -> NDArray[np.float64]:
@@ -110,7 +128,7 @@ def design_min_sums(n: int, gammas: ArrayLike, n_designs: int, seed: Seed = None
     g, _ = _lam_grid(gammas, "gammas")
     n_designs = check_int(n_designs, "n_designs", minimum=2)
     rng = check_rng(seed)
-    k = kernels.sobolev1() if kernel is None else kernel
+    k = kernels.sobolev1() if kernel is None else check_kernel(kernel)
     out = np.empty((n_designs, g.shape[0]))
     for r in range(n_designs):
         x = rng.uniform(0.0, 1.0, size=(n, 1))
@@ -119,6 +137,7 @@ def design_min_sums(n: int, gammas: ArrayLike, n_designs: int, seed: Seed = None
     return out
 
 
+@finite_result
 def grid_min_eigenvalues(n: int) -> NDArray[np.float64]:
     r"""Closed-form eigenvalues of :math:`K/n` for :math:`\min(x, x')` at :math:`x_i = i/n`.
 
