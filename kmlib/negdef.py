@@ -29,11 +29,15 @@ from scipy import integrate, linalg, special
 
 from ._validation import (
     EPS,
+    as_float_array,
+    check_finite_result,
     check_int,
     check_matrix,
+    check_nonnegative,
     check_positive,
     check_square,
     check_symmetric,
+    finite_result,
     psd_eigh,
 )
 
@@ -61,6 +65,7 @@ def _exponent(a: Any) -> float:
     return a
 
 
+@finite_result
 def power_distance_gram(X: ArrayLike, Y: ArrayLike | None = None, a: float = 1.0) -> np.ndarray:
     """Gram matrix of ``k(x, x') = ||x - x'||^a`` (Euclidean norm).
 
@@ -94,6 +99,7 @@ def power_distance_gram(X: ArrayLike, Y: ArrayLike | None = None, a: float = 1.0
     return G
 
 
+@finite_result
 def anchored_gram(K: ArrayLike, anchor: int = 0, *, drop_anchor: bool = False) -> np.ndarray:
     """Gram matrix of ``k'(x, x') = k(x, x0) + k(x', x0) - k(x, x') - k(x0, x0)``.
 
@@ -170,7 +176,8 @@ def sum_zero_top_eigenvalue(K: ArrayLike) -> float:
     if len(S) < 2:
         raise ValueError(f"K must be at least 2 x 2; got shape {S.shape}")
     B = sum_zero_basis(len(S))
-    M = B.T @ S @ B
+    M = check_finite_result(B.T @ S @ B, "K restricted to sum-zero vectors (B^T K B)",
+                            "rescale K")
     return float(linalg.eigvalsh(0.5 * (M + M.T))[-1])
 
 
@@ -191,7 +198,7 @@ def exp_min_eigenvalues(K: ArrayLike, ts: ArrayLike) -> np.ndarray:
     ndarray of shape (m,)
     """
     S = _symmetric(K)
-    t = np.atleast_1d(np.asarray(ts, dtype=float))
+    t = np.atleast_1d(as_float_array(ts, "ts"))
     if t.ndim != 1 or t.size == 0 or not np.all(np.isfinite(t)) or np.any(t <= 0):
         raise ValueError(f"ts must be a non-empty 1-D array of positive numbers; got {ts!r}")
     return np.array([linalg.eigvalsh(np.exp(-ti * S))[0] for ti in t])
@@ -207,7 +214,7 @@ def anchored_min_eigenvalues(X: ArrayLike, exponents: ArrayLike, anchor: int = 0
     Parameters
     ----------
     X : array-like of shape (n, d) or (n,)
-        Points, including the anchor.
+        At least two points, including the anchor.
     exponents : array-like of shape (m,)
         Positive exponents ``a``.
     anchor : int
@@ -217,8 +224,8 @@ def anchored_min_eigenvalues(X: ArrayLike, exponents: ArrayLike, anchor: int = 0
     -------
     ndarray of shape (m,)
     """
-    A = check_matrix(X, "X")
-    a = np.atleast_1d(np.asarray(exponents, dtype=float))
+    A = check_matrix(X, "X", min_rows=2)
+    a = np.atleast_1d(as_float_array(exponents, "exponents"))
     if a.ndim != 1 or a.size == 0 or not np.all(np.isfinite(a)) or np.any(a <= 0):
         raise ValueError(
             f"exponents must be a non-empty 1-D array of positive numbers; got {exponents!r}"
@@ -226,7 +233,14 @@ def anchored_min_eigenvalues(X: ArrayLike, exponents: ArrayLike, anchor: int = 0
     R = power_distance_gram(A, a=1.0)
     out = np.empty(a.size)
     for j, aj in enumerate(a):
-        out[j] = linalg.eigvalsh(anchored_gram(R ** aj, anchor, drop_anchor=True))[0]
+        with np.errstate(over="ignore"):
+            Ra = R ** aj
+        if not np.all(np.isfinite(Ra)):
+            raise ValueError(
+                f"exponents: ||x - x'||^a overflows for a = {aj!r} (largest distance "
+                f"{R.max():.3g}); use smaller exponents or rescale X"
+            )
+        out[j] = linalg.eigvalsh(anchored_gram(Ra, anchor, drop_anchor=True))[0]
     return out
 
 
@@ -275,6 +289,7 @@ def metric_embedding(K: ArrayLike, anchor: int = 0, tol: float | None = None) ->
     return U * np.sqrt(d / 2.0)
 
 
+@finite_result
 def power_integral(r: float, a: float) -> float:
     """Evaluate ``beta / Gamma(1 - beta) * int_0^inf (1 - exp(-s r)) s^(-1 - beta) ds``.
 
@@ -294,9 +309,7 @@ def power_integral(r: float, a: float) -> float:
     -------
     float
     """
-    r = float(r)
-    if not np.isfinite(r) or r < 0:
-        raise ValueError(f"r must be a finite number >= 0; got {r!r}")
+    r = check_nonnegative(r, "r")
     a = _exponent(a)
     if a >= 2:
         raise ValueError(f"a must lie in (0, 2) for the integral to converge; got {a!r}")
@@ -313,6 +326,7 @@ def power_integral(r: float, a: float) -> float:
     return float(beta / special.gamma(1.0 - beta) * (lo + hi))
 
 
+@finite_result
 def kms_min_eigenvalue(n: int, rho: float) -> float:
     """Smallest eigenvalue of the n x n matrix ``[rho^|i-j|]``, ``0 < rho < 1``.
 

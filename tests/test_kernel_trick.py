@@ -142,6 +142,24 @@ def test_gaussian_features_explicit_values():
     np.testing.assert_allclose(F[2], [1, 0, 0, 0], atol=0)
 
 
+def test_gaussian_features_far_out_are_zero_not_nan():
+    """Limit: phi_m(x) -> 0 as |x / sigma| -> inf (the Gaussian factor wins), also where
+    |x / sigma|^m or (x / sigma)^2 overflows (formerly 0 * inf = NaN)."""
+    F = kt.gaussian_features_1d([1e200, -1e300, 0.05], 1.0, 5)
+    np.testing.assert_array_equal(F[:2], 0.0)
+    F = kt.gaussian_features_1d([0.05, 0.0], 5e-324, 3)          # x / sigma = inf
+    np.testing.assert_array_equal(F, [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]])
+
+
+def test_monomial_lists_too_long_are_refused_at_once():
+    """C(d+p, p) >= d + p: p = 10**12 is refused before any monomial is listed."""
+    with pytest.raises(ValueError, match="at most 1,000,000 monomials"):
+        kt.monomial_exponents(3, 10**12)
+    with pytest.raises(ValueError, match="degree="):
+        kt.polynomial_features(np.ones((2, 2)), 10**12)
+    assert kt.n_monomials(3, 10**12) == (10**12 + 3) * (10**12 + 2) * (10**12 + 1) // 6
+
+
 def test_feature_maps_reject_bad_arguments():
     with pytest.raises(ValueError, match="degree must be >= 1"):
         kt.polynomial_features(np.ones((2, 2)), 0)

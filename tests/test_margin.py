@@ -244,3 +244,20 @@ def test_geometric_margin_validation():
         margin.geometric_margin(X, [1, -1], [0.0, 0.0])
     with pytest.raises(ValueError, match="length 2"):
         margin.geometric_margin(X, [1, -1], [1.0, 0.0, 0.0])
+
+
+def test_bound_experiment_with_the_zero_function():
+    """A huge penalty gives f = 0, which lies in every ball (formerly a division by its
+    zero norm): the ramp loss of f = 0 is 1 and every bound is finite and above 1."""
+    res = margin.margin_bound_experiment([10], sigma=1.0, gamma=1e200, Lambda=5.0, n_test=20)
+    assert res.norm[0] == 0.0 and res.margin_loss[0] == 1.0
+    assert all(1.0 < b < np.inf for b in res.bounds[0])
+
+
+def test_bad_model_and_tolerances_are_refused():
+    with pytest.raises(TypeError, match="decision_function"):
+        margin.decision_grid(None, np.ones((3, 2)))
+    with pytest.raises(ValueError, match=r"rel_tol must lie in \[0, 0.5\)"):
+        margin.kkt_residuals([1.0, 1.0], [0.0, 0.5], 1.0, rel_tol=0.7)
+    with pytest.raises(ValueError, match="z contains 1 NaN"):
+        margin.hinge_loss([0.0, np.nan])

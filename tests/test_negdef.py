@@ -198,6 +198,19 @@ def test_power_integral_validation():
         negdef.power_integral(1.0, 2.0)
     with pytest.raises(ValueError, match="r must be"):
         negdef.power_integral(-1.0, 1.0)
+    with pytest.raises(ValueError, match="r must be a real number"):
+        negdef.power_integral("2.0", 1.0)
+
+
+def test_scans_refuse_complex_values_and_a_single_point():
+    """A complex t or exponent is refused (formerly its imaginary part was dropped)."""
+    R = negdef.power_distance_gram(np.linspace(0.0, 1.0, 4))
+    with pytest.raises(ValueError, match="ts must be real"):
+        negdef.exp_min_eigenvalues(R, np.array([1.0 + 1j]))
+    with pytest.raises(ValueError, match="exponents must be real"):
+        negdef.anchored_min_eigenvalues(np.linspace(0.0, 1.0, 4), np.array([1.0 + 1j]))
+    with pytest.raises(ValueError, match="minimum of 2"):
+        negdef.anchored_min_eigenvalues([0.5], [1.0])
 
 
 # --------------------------------------------------------------------------- #

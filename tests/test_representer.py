@@ -147,6 +147,11 @@ def test_gp_posterior_matches_scikit_learn_and_samples_match_moments():
     (lambda: rep.linear_smoothing_spline([0.1, 0.1], [1, 2], 1.0), "distinct"),
     (lambda: rep.interpolation_gaps(np.eye(2), np.ones((3, 2)), [1, 2], [0.0]), "lams"),
     (lambda: rep.gaussian_linear_posterior(np.ones((3, 2)), [1, 2, 3], 0.0, 1.0), "noise_var"),
+    (lambda: rep.linear_smoothing_spline([0.1, 0.2, 0.3], [1, 2, 3], 1e300), "smaller lam"),
+    (lambda: rep.fit_expansion(kernels.gaussian(1.0), np.linspace(0, 1, 5), np.ones(5), 1e-300,
+                               extra_centres=np.linspace(0, 1, 7) + 0.05), "larger lam"),
+    (lambda: rep.smoothed_abs_loss([0.0, np.inf]), "r contains 1 NaN or infinite"),
+    (lambda: rep.polynomial_features(np.ones((3, 2)), 10**12), "at most 1,000,000 monomials"),
 ])
 def test_invalid_arguments_raise_clear_value_errors(call, match):
     with pytest.raises(ValueError, match=match):

@@ -20,7 +20,39 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
-from .._validation import check_int, check_matrix, check_nonnegative, check_positive, check_vector
+from .._validation import (
+    check_int,
+    check_matrix,
+    check_nonnegative,
+    check_positive,
+    check_vector,
+    finite_result,
+)
+
+# The most monomials monomial_exponents lists and a polynomial feature map has (a guard
+# against requests that could never be built, e.g. p = 10**12); n_monomials counts any number.
+_MAX_MONOMIALS = 10**6
+
+
+def _check_monomial_count(d: int, p: int, what: str = "degree") -> None:
+    """Raise unless the ``C(d+p, p)`` monomials of degree <= ``p`` in ``d`` variables are few.
+
+    ``C(d+p, p) >= d + p`` for ``d, p >= 1``, so a huge ``d`` or ``p`` is refused
+    before anything is counted; shared by the explicit polynomial feature maps of
+    chapters 3 and 6.
+    """
+    if p == 0:
+        return
+    count = math.comb(d + p, p) if d + p <= _MAX_MONOMIALS else None
+    if count is None or count > _MAX_MONOMIALS:
+        def short(v: int) -> str:
+            return str(v) if v < 10**9 else f"~1e{len(str(v)) - 1}"
+        found = f"C(d+p, p) = {count:,}" if count is not None else "more than that"
+        raise ValueError(
+            f"{what}={short(p)} in d={short(d)} variables: an explicit feature map holds at "
+            f"most {_MAX_MONOMIALS:,} monomials, and there are {found}; use a smaller {what} "
+            "(or the kernel itself instead of its explicit features)"
+        )
 
 
 def n_monomials(d: int, p: int) -> int:
@@ -37,9 +69,15 @@ def monomial_exponents(d: int, p: int) -> NDArray[np.int_]:
     -------
     ndarray of shape (C(d+p, p), d), dtype int
         One row per monomial ``x^j``, ordered by total degree.
+
+    Raises
+    ------
+    ValueError
+        If there are more than a million monomials.
     """
     d = check_int(d, "d", minimum=1)
     p = check_int(p, "p", minimum=0)
+    _check_monomial_count(d, p, "p")
     # a multiset of size p from {0 (the constant slot), 1, ..., d} is a monomial of degree <= p
     rows = []
     for combo in combinations_with_replacement(range(d + 1), p):
@@ -49,6 +87,7 @@ def monomial_exponents(d: int, p: int) -> NDArray[np.int_]:
     return J[np.lexsort(np.vstack([J.T[::-1], J.sum(axis=1)]))]
 
 
+@finite_result
 def polynomial_features(X: ArrayLike, degree: int, c: float = 1.0) -> NDArray[np.float64]:
     """Explicit feature map of the polynomial kernel ``(x^T x' + c)^degree``.
 
@@ -74,6 +113,7 @@ def polynomial_features(X: ArrayLike, degree: int, c: float = 1.0) -> NDArray[np
     X = check_matrix(X, "X")
     p = check_int(degree, "degree", minimum=1)
     c = check_nonnegative(c, "c")
+    _check_monomial_count(X.shape[1], p)
     J = monomial_exponents(X.shape[1], p)
     j0 = p - J.sum(axis=1)
     log_coef = (special.gammaln(p + 1) - special.gammaln(j0 + 1)
@@ -83,6 +123,7 @@ def polynomial_features(X: ArrayLike, degree: int, c: float = 1.0) -> NDArray[np
     return mono * coef
 
 
+@finite_result
 def quadratic_features(X: ArrayLike, linear_weight: float = 1.0) -> NDArray[np.float64]:
     """Linear terms and all ordered pairwise products: ``(a x_k)_k, (x_k x_l)_{k,l}``.
 
@@ -106,6 +147,7 @@ def quadratic_features(X: ArrayLike, linear_weight: float = 1.0) -> NDArray[np.f
     return np.hstack([a * X, prods])
 
 
+@finite_result
 def gaussian_features_1d(x: ArrayLike, sigma: float, n_terms: int) -> NDArray[np.float64]:
     """The first ``n_terms`` coordinates of the l^2 feature map of the 1-D Gaussian kernel.
 
@@ -134,9 +176,17 @@ def gaussian_features_1d(x: ArrayLike, sigma: float, n_terms: int) -> NDArray[np
     with np.errstate(divide="ignore", invalid="ignore"):
         log_abs = np.where(m == 0, 0.0, m * np.log(np.abs(t))) - 0.5 * special.gammaln(m + 1)
     sign = np.where((t < 0) & (m % 2 == 1), -1.0, 1.0)
-    return np.exp(-0.5 * t**2) * sign * np.exp(log_abs)
+    with np.errstate(over="ignore", invalid="ignore"):
+        half_t2 = 0.5 * t**2
+        out = np.exp(-half_t2) * sign * np.exp(log_abs)
+        # far out (|t|^m or t^2 overflows) the two factors are 0 * inf: add the exponents
+        # instead; where t^2 overflows the Gaussian factor wins and the feature is 0
+        far = sign * np.exp(log_abs - half_t2)
+        far = np.where(np.isinf(half_t2), 0.0, far)
+    return np.where(np.isfinite(out), out, far)
 
 
+@finite_result
 def gaussian_tail_bound(r: float, sigma: float, n_terms: ArrayLike) -> float | NDArray[np.float64]:
     """Bound on the truncation error of :func:`gaussian_features_1d` for ``|x|, |x'| <= r``.
 

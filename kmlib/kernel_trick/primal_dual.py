@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 from threadpoolctl import threadpool_limits
 
 from .. import krr, ridge
-from .._validation import check_int, check_lam, check_rng
+from .._validation import check_int, check_lam, check_rng, finite_result
 from ._common import _check_Phi_y
 
 
@@ -91,6 +91,11 @@ def dual_ridge(Phi: ArrayLike, y: ArrayLike, lam: float, *, return_alpha: bool =
     return (w, alpha) if return_alpha else w
 
 
+#: Timings per route and dimension that :func:`time_primal_dual` accepts.
+_MAX_REPEATS = 1000
+
+
+@finite_result
 def time_primal_dual(n: int, Ds: ArrayLike, lam: float = 1.0, *, repeats: int = 3,
                      seed: int | np.random.Generator | None = 0) -> dict[str, NDArray[Any]]:
     """CPU time of the primal and the dual ridge solve on Gaussian features.
@@ -110,7 +115,7 @@ def time_primal_dual(n: int, Ds: ArrayLike, lam: float = 1.0, *, repeats: int = 
     lam : float, default 1.0
         Penalty ``lam > 0``.
     repeats : int, default 3
-        Timings per route and dimension.
+        Timings per route and dimension, at most 1000.
     seed : None, int or Generator
         Seed of the random features.
 
@@ -126,7 +131,7 @@ def time_primal_dual(n: int, Ds: ArrayLike, lam: float = 1.0, *, repeats: int = 
     if Ds.ndim != 1 or Ds.size == 0 or not np.issubdtype(Ds.dtype, np.integer) or np.any(Ds < 1):
         raise ValueError(f"Ds must be a non-empty 1-D sequence of positive integers; got {Ds!r}")
     lam = _positive_lam(lam)
-    repeats = check_int(repeats, "repeats", minimum=1)
+    repeats = check_int(repeats, "repeats", minimum=1, maximum=_MAX_REPEATS)
     rng = check_rng(seed)
     out = {k: np.empty(Ds.size) for k in ("primal", "dual", "rel_diff")}
     with threadpool_limits(limits=1, user_api="blas"):
@@ -149,6 +154,17 @@ def _time_routes(n: int, Ds: NDArray[np.integer], lam: float, repeats: int,
                 times.append(time.process_time() - t0)
             best[name] = w
             out[name][i] = min(times)
-        out["rel_diff"][i] = (np.linalg.norm(best["primal"] - best["dual"])
-                              / np.linalg.norm(best["primal"]))
+        out["rel_diff"][i] = _rel_diff(best["primal"], best["dual"])
+
+
+def _rel_diff(w_p: NDArray[np.float64], w_d: NDArray[np.float64]) -> float:
+    """``||w_P - w_D|| / ||w_P||``, also when the norms under- or overflow (a huge ``lam``)."""
+    diff = w_p - w_d
+    num, den = np.linalg.norm(diff), np.linalg.norm(w_p)
+    if 0.0 < den < np.inf and num < np.inf:
+        return float(num / den)
+    scale = float(np.max(np.abs(w_p)))
+    if scale == 0.0:
+        return 0.0 if not np.any(diff) else float("inf")
+    return float(np.linalg.norm(diff / scale) / np.linalg.norm(w_p / scale))
 

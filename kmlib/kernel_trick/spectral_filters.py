@@ -22,7 +22,14 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import as_float_array, check_lam, check_matrix, check_nonnegative, rank_tol
+from .._validation import (
+    as_float_array,
+    check_lam,
+    check_matrix,
+    check_nonnegative,
+    finite_result,
+    rank_tol,
+)
 from ._common import _check_Phi_y
 
 #: The spectral filters of the chapter: least squares, spectral cut-off, ridge.
@@ -58,6 +65,7 @@ def pinv_svd(A: ArrayLike, rtol: float | None = None) -> NDArray[np.float64]:
     return (Vt.T * inv) @ U.T
 
 
+@finite_result
 def penrose_residuals(A: ArrayLike, B: ArrayLike) -> NDArray[np.float64]:
     """Relative residuals of the four Penrose conditions for a candidate ``B = A^+``.
 
@@ -119,6 +127,7 @@ def filter_factors(s: ArrayLike, lam: float, kind: Filter) -> NDArray[np.float64
     return out
 
 
+@finite_result
 def spectral_fit(Phi: ArrayLike, y: ArrayLike, lam: float, kind: Filter) -> NDArray[np.float64]:
     """Coefficients ``w = V g(S) U^T y`` of a spectral filter (see :func:`filter_factors`).
 
@@ -136,6 +145,7 @@ def spectral_fit(Phi: ArrayLike, y: ArrayLike, lam: float, kind: Filter) -> NDAr
     return Vt.T @ (filter_factors(s_eff, lam, kind) * (U.T @ v))
 
 
+@finite_result
 def spectral_path_errors(Phi: ArrayLike, y: ArrayLike, Phi_test: ArrayLike, y_test: ArrayLike,
                          lams: ArrayLike, kind: Filter = "ridge"
                          ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

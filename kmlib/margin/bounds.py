@@ -23,6 +23,7 @@ from .._validation import (
     check_rng,
     check_square,
     check_symmetric,
+    finite_result,
 )
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
 ]
 
 
+@finite_result
 def rademacher_ball(K: ArrayLike, Lambda: float, n_draws: int = 20_000,
                     seed: Seed = None) -> tuple[float, float]:
     r"""Monte-Carlo estimate of the empirical Rademacher complexity of a kernel ball.
@@ -81,6 +83,7 @@ class MarginBounds(NamedTuple):
     uniform_rho: float
 
 
+@finite_result
 def margin_bounds(margin_loss: float, m: int, Lambda: float, r2: float, rho: float,
                   delta: float, trace_K: float | None = None) -> MarginBounds:
     r"""Margin bounds for a kernel ball.

@@ -17,12 +17,17 @@ from scipy import optimize
 from .._validation import (
     check_int,
     check_labels,
+    check_nonnegative,
     check_positive,
     check_same_length,
     check_square,
     check_symmetric,
     check_vector,
+    finite_result,
 )
+
+#: SLSQP stores its iteration limit in a C int.
+_SLSQP_MAX_ITER = 2**31 - 1
 
 __all__ = [
     "svm_dual_qp",
@@ -47,6 +52,17 @@ def _dual_a(a: ArrayLike, n: int) -> NDArray[np.float64]:
     return a
 
 
+def _rel_tol(rel_tol: float) -> float:
+    rel_tol = check_nonnegative(rel_tol, "rel_tol")
+    if rel_tol >= 0.5:
+        raise ValueError(
+            f"rel_tol must lie in [0, 0.5) so that the bands near 0 and near C do not "
+            f"overlap; got {rel_tol!r}"
+        )
+    return rel_tol
+
+
+@finite_result
 def dual_objective(K: ArrayLike, y: ArrayLike, a: ArrayLike) -> float:
     r"""Dual objective :math:`\sum_i a_i - \tfrac12\sum_{ij}a_ia_jy_iy_jK_{ij}`.
 
@@ -86,7 +102,7 @@ def svm_dual_qp(K: ArrayLike, y: ArrayLike, C: float, *, tol: float = 1e-14,
     tol : float
         ``ftol`` of SLSQP.
     max_iter : int
-        Maximal SLSQP iterations.
+        Maximal SLSQP iterations, at most ``2**31 - 1``.
 
     Returns
     -------
@@ -96,7 +112,7 @@ def svm_dual_qp(K: ArrayLike, y: ArrayLike, C: float, *, tol: float = 1e-14,
     K, y = _Ky(K, y)
     C = check_positive(C, "C")
     tol = check_positive(tol, "tol")
-    max_iter = check_int(max_iter, "max_iter", minimum=1)
+    max_iter = check_int(max_iter, "max_iter", minimum=1, maximum=_SLSQP_MAX_ITER)
     Q = (y[:, None] * y[None, :]) * K
     n = len(y)
     res = optimize.minimize(
@@ -125,7 +141,8 @@ def svm_intercept(K: ArrayLike, y: ArrayLike, a: ArrayLike, C: float, *,
     C : float
         Box constant.
     rel_tol : float
-        :math:`a_i` counts as free when :math:`\text{rel\_tol}\,C < a_i < (1-\text{rel\_tol})C`.
+        In [0, 0.5); :math:`a_i` counts as free when
+        :math:`\text{rel\_tol}\,C < a_i < (1-\text{rel\_tol})C`.
 
     Returns
     -------
@@ -139,6 +156,7 @@ def svm_intercept(K: ArrayLike, y: ArrayLike, a: ArrayLike, C: float, *,
     K, y = _Ky(K, y)
     a = _dual_a(a, len(y))
     C = check_positive(C, "C")
+    rel_tol = _rel_tol(rel_tol)
     free = (a > rel_tol * C) & (a < (1 - rel_tol) * C)
     if not np.any(free):
         raise ValueError("a: no dual variable lies strictly between 0 and C, so the "
@@ -166,7 +184,8 @@ def kkt_residuals(yf: ArrayLike, a: ArrayLike, C: float, *,
     C : float
         Box constant.
     rel_tol : float
-        :math:`a_i \le \text{rel\_tol}\,C` counts as 0, :math:`a_i\ge(1-\text{rel\_tol})C` as C.
+        In [0, 0.5); :math:`a_i \le \text{rel\_tol}\,C` counts as 0,
+        :math:`a_i\ge(1-\text{rel\_tol})C` as C.
 
     Returns
     -------
@@ -176,6 +195,7 @@ def kkt_residuals(yf: ArrayLike, a: ArrayLike, C: float, *,
     z = check_vector(yf, "yf")
     a = _dual_a(a, len(z))
     C = check_positive(C, "C")
+    rel_tol = _rel_tol(rel_tol)
     at_zero = a <= rel_tol * C
     at_C = a >= (1 - rel_tol) * C
     free = ~at_zero & ~at_C

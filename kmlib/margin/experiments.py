@@ -14,8 +14,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._typing import Seed
-from .._validation import check_int, check_matrix, check_positive
+from .._validation import check_int, check_matrix, check_positive, check_real, finite_result
 from .bounds import MarginBounds, margin_bounds
 from .losses import ramp_margin_loss
 
@@ -27,8 +26,12 @@ __all__ = [
 ]
 
 
+#: Timed runs per size that :func:`smo_cost` accepts (a guard against runs that never end).
+_MAX_REPEATS = 1000
+
+
 def smo_cost(ns: ArrayLike, sigma: float, C: float, *, noise: float = 0.2, tol: float = 1e-3,
-             repeats: int = 3, seed: Seed = 0) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+             repeats: int = 3, seed: int = 0) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     r"""Wall-clock time and iteration count of kmlib's SMO on two moons of growing size.
 
     For each ``n`` the Gram matrix is formed first (not timed); the time is the
@@ -47,9 +50,9 @@ def smo_cost(ns: ArrayLike, sigma: float, C: float, *, noise: float = 0.2, tol: 
     tol : float
         SMO stopping tolerance.
     repeats : int
-        Timed runs per size.
+        Timed runs per size, at most 1000.
     seed : int
-        Seed of the data.
+        Seed of the data, >= 0 (size ``ns[i]`` uses ``seed + i``).
 
     Returns
     -------
@@ -63,11 +66,12 @@ def smo_cost(ns: ArrayLike, sigma: float, C: float, *, noise: float = 0.2, tol: 
     ns = [check_int(n, "ns", minimum=4) for n in np.atleast_1d(ns)]
     sigma = check_positive(sigma, "sigma")
     C = check_positive(C, "C")
-    repeats = check_int(repeats, "repeats", minimum=1)
+    repeats = check_int(repeats, "repeats", minimum=1, maximum=_MAX_REPEATS)
+    seed = check_int(seed, "seed", minimum=0)
     k = kernels.gaussian(sigma)
     times, iters = [], []
     for i, n in enumerate(ns):
-        X, y = datasets.two_moons(n, noise=noise, seed=int(seed) + i)
+        X, y = datasets.two_moons(n, noise=noise, seed=seed + i)
         K = k(X)
         best = np.inf
         for _ in range(repeats):
@@ -90,6 +94,7 @@ class BoundExperiment(NamedTuple):
     bounds: list[MarginBounds]
 
 
+@finite_result
 def margin_bound_experiment(ms: ArrayLike, sigma: float, gamma: float, Lambda: float, *,
                             rho: float = 1.0, delta: float = 0.05, noise: float = 0.2,
                             n_test: int = 5000, seed: int = 0) -> BoundExperiment:
@@ -121,7 +126,7 @@ def margin_bound_experiment(ms: ArrayLike, sigma: float, gamma: float, Lambda: f
     n_test : int
         Size of the held-out set.
     seed : int
-        Seed of the data (the test set uses ``seed + 1000``).
+        Seed of the data, >= 0 (the test set uses ``seed + 1000``).
 
     Returns
     -------
@@ -134,15 +139,16 @@ def margin_bound_experiment(ms: ArrayLike, sigma: float, gamma: float, Lambda: f
     gamma = check_positive(gamma, "gamma")
     Lambda = check_positive(Lambda, "Lambda")
     n_test = check_int(n_test, "n_test", minimum=1)
+    seed = check_int(seed, "seed", minimum=0)
     k = kernels.gaussian(sigma)
-    Xt, yt = datasets.two_moons(n_test, noise=noise, seed=int(seed) + 1000)
+    Xt, yt = datasets.two_moons(n_test, noise=noise, seed=seed + 1000)
     errs, losses, norms, cplx, bounds = [], [], [], [], []
     for i, m in enumerate(ms_):
-        X, y = datasets.two_moons(int(m), noise=noise, seed=int(seed) + i)
+        X, y = datasets.two_moons(int(m), noise=noise, seed=seed + i)
         model = svm.KernelSVM(k, C=1.0 / (2.0 * gamma * m)).fit(X, y)
         c = model.dual_coef_
         norm = float(np.sqrt(c @ k(model.support_vectors_) @ c + model.intercept_**2))
-        scale = min(1.0, Lambda / norm)
+        scale = min(1.0, Lambda / norm) if norm > 0 else 1.0   # f = 0 lies in every ball
         loss = ramp_margin_loss(scale * y * model.decision_function(X), rho)
         errs.append(float(np.mean(model.predict(Xt) != yt)))
         losses.append(loss)
@@ -153,6 +159,7 @@ def margin_bound_experiment(ms: ArrayLike, sigma: float, gamma: float, Lambda: f
                            np.array(cplx), bounds)
 
 
+@finite_result
 def decision_grid(model: Any, X: ArrayLike, n_grid: int = 120,
                   pad: float = 0.4) -> tuple[NDArray[np.float64], NDArray[np.float64],
                                            NDArray[np.float64]]:
@@ -164,7 +171,7 @@ def decision_grid(model: Any, X: ArrayLike, n_grid: int = 120,
     X : array of shape (n, 2)
         Points whose bounding box (plus ``pad``) the grid covers.
     n_grid : int
-        Grid points per axis.
+        Grid points per axis, at most 10,000.
     pad : float
         Margin added around the bounding box.
 
@@ -172,10 +179,16 @@ def decision_grid(model: Any, X: ArrayLike, n_grid: int = 120,
     -------
     xx, yy, F : ndarray of shape (n_grid, n_grid)
     """
+    if not callable(getattr(model, "decision_function", None)):
+        raise TypeError(
+            "model must be a fitted estimator with a decision_function method, e.g. a "
+            f"kmlib.svm.KernelSVM; got {type(model).__name__}"
+        )
     X = check_matrix(X, "X", allow_1d=False)
     if X.shape[1] != 2:
         raise ValueError(f"X must have 2 columns to draw a grid; got {X.shape[1]}")
-    n_grid = check_int(n_grid, "n_grid", minimum=2)
+    n_grid = check_int(n_grid, "n_grid", minimum=2, maximum=10_000)
+    pad = check_real(pad, "pad")
     lo, hi = X.min(axis=0) - pad, X.max(axis=0) + pad
     xx, yy = np.meshgrid(np.linspace(lo[0], hi[0], n_grid), np.linspace(lo[1], hi[1], n_grid))
     F = model.decision_function(np.column_stack([xx.ravel(), yy.ravel()])).reshape(xx.shape)

@@ -22,20 +22,27 @@ __all__ = [
 ]
 
 
+def _margins(z: ArrayLike) -> NDArray[np.float64]:
+    """``z`` as a float array of any shape, refusing NaN and infinite margins."""
+    A = as_float_array(z, "z")
+    check_vector(A.ravel(), "z", min_len=0)       # finiteness, with check_vector's message
+    return A
+
+
 def hinge_loss(z: ArrayLike) -> NDArray[np.float64]:
     r"""Hinge loss :math:`(1 - z)_+` of the margin :math:`z = y f(x)`.
 
     Parameters
     ----------
     z : array_like
-        Margins.
+        Margins, finite.
 
     Returns
     -------
     ndarray
         :math:`\max(0, 1 - z)`, elementwise.
     """
-    z = as_float_array(z, "z")
+    z = _margins(z)
     return np.maximum(0.0, 1.0 - z)
 
 
@@ -48,13 +55,13 @@ def logistic_loss(z: ArrayLike) -> NDArray[np.float64]:
     Parameters
     ----------
     z : array_like
-        Margins.
+        Margins, finite.
 
     Returns
     -------
     ndarray
     """
-    z = as_float_array(z, "z")
+    z = _margins(z)
     return np.logaddexp(0.0, -z)
 
 

@@ -26,6 +26,7 @@ from .._validation import (
     check_positive,
     check_same_length,
     check_vector,
+    finite_result,
 )
 
 __all__ = [
@@ -162,6 +163,7 @@ def geometric_margin(X: ArrayLike, y: ArrayLike, beta: ArrayLike) -> float:
     return float(np.min(y * (X @ beta)) / nb)
 
 
+@finite_result
 def poly2_features(X: ArrayLike, c: float = 1.0) -> NDArray[np.float64]:
     r"""Explicit features of the kernel :math:`(c + x^\top x')^2`.
 

@@ -31,6 +31,7 @@ from .._validation import (
     check_square,
     check_symmetric,
     check_vector,
+    finite_result,
     rank_tol,
 )
 
@@ -44,7 +45,7 @@ def smoothed_abs_loss(r: ArrayLike, eps: float = 0.1) -> NDArray[np.float64]:
     Parameters
     ----------
     r : array
-        Residuals.
+        Residuals, finite.
     eps : float
         Smoothing width ``eps > 0``.
 
@@ -55,6 +56,7 @@ def smoothed_abs_loss(r: ArrayLike, eps: float = 0.1) -> NDArray[np.float64]:
     """
     eps = check_positive(eps, "eps")
     r = as_float_array(r, "r")
+    check_vector(r.ravel(), "r", min_len=0)       # finiteness, with check_vector's message
     return np.hypot(r, eps) - eps
 
 
@@ -95,6 +97,7 @@ class ExpansionFit(NamedTuple):
     n_iter: int
 
 
+@finite_result
 def fit_expansion(kernel: Callable[..., ArrayLike], X: ArrayLike, y: ArrayLike, lam: float, *,
                   extra_centres: ArrayLike | None = None, eps: float = 0.1,
                   seed: int | np.random.Generator | None = None, tol: float = 1e-12,
@@ -180,7 +183,13 @@ def fit_expansion(kernel: Callable[..., ArrayLike], X: ArrayLike, y: ArrayLike, 
             it -= 1
             break
         H = (Z.T * g2) @ Z + 2 * lam * np.eye(Z.shape[1])
-        step = -scipy.linalg.cho_solve(scipy.linalg.cho_factor(H), grad)
+        try:
+            step = -scipy.linalg.cho_solve(scipy.linalg.cho_factor(H), grad)
+        except np.linalg.LinAlgError:
+            raise ValueError(
+                f"lam = {lam!r} is too small for this kernel and these centres: Newton's "
+                "Hessian is numerically singular; use a larger lam"
+            ) from None
         t = 1.0
         while True:                                   # Armijo backtracking
             f_new = objective(w + t * step)
@@ -202,6 +211,7 @@ def fit_expansion(kernel: Callable[..., ArrayLike], X: ArrayLike, y: ArrayLike, 
                         grad_norm=grad_norm, n_iter=it)
 
 
+@finite_result
 def interpolation_gaps(K: ArrayLike, K_test: ArrayLike, y: ArrayLike, lams: ArrayLike
                        ) -> tuple[NDArray[np.float64], float]:
     """Sup-distance at test points between kernel ridge fits and the interpolant ``K^{-1} y``.

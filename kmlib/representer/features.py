@@ -26,9 +26,12 @@ from .._validation import (
     check_positive,
     check_square,
     check_symmetric,
+    finite_result,
 )
+from ..kernel_trick.feature_maps import _check_monomial_count
 
 
+@finite_result
 def polynomial_features(X: ArrayLike, degree: int, c: float = 1.0) -> NDArray[np.float64]:
     """Explicit features of the polynomial kernel ``(c + x^T x')^degree``.
 
@@ -54,6 +57,7 @@ def polynomial_features(X: ArrayLike, degree: int, c: float = 1.0) -> NDArray[np
     m = check_int(degree, "degree", minimum=1)
     c = check_positive(c, "c")
     n, d = X.shape
+    _check_monomial_count(d, m)
     cols = []
     for total in range(m + 1):
         for idx in combinations_with_replacement(range(d), total):

@@ -17,6 +17,7 @@ import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import (
+    check_finite_result,
     check_int,
     check_kernel,
     check_matrix,
@@ -24,10 +25,12 @@ from .._validation import (
     check_rng,
     check_same_length,
     check_vector,
+    finite_result,
 )
 from .features import whitened_features
 
 
+@finite_result
 def gaussian_linear_posterior(Phi: ArrayLike, y: ArrayLike, noise_var: float,
                               prior_var: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     r"""Posterior of :math:`\beta` in the Gaussian linear model.
@@ -57,13 +60,22 @@ def gaussian_linear_posterior(Phi: ArrayLike, y: ArrayLike, noise_var: float,
     check_same_length(Phi, y, "Phi", "y")
     s2 = check_positive(noise_var, "noise_var")
     sb2 = check_positive(prior_var, "prior_var")
-    P = Phi.T @ Phi / s2 + np.eye(Phi.shape[1]) / sb2
-    cf = scipy.linalg.cho_factor(P)
-    mean = scipy.linalg.cho_solve(cf, Phi.T @ y / s2)
+    P = check_finite_result(Phi.T @ Phi / s2 + np.eye(Phi.shape[1]) / sb2,
+                            "the posterior precision Phi^T Phi / noise_var + I / prior_var")
+    try:
+        cf = scipy.linalg.cho_factor(P)
+    except np.linalg.LinAlgError:
+        raise ValueError(
+            "the posterior precision Phi^T Phi / noise_var + I / prior_var is numerically "
+            f"singular (noise_var = {s2!r}, prior_var = {sb2!r}); use a smaller prior_var "
+            "or rescale Phi"
+        ) from None
+    mean = scipy.linalg.cho_solve(cf, check_finite_result(Phi.T @ y / s2, "Phi^T y / noise_var"))
     cov = scipy.linalg.cho_solve(cf, np.eye(Phi.shape[1]))
     return mean, 0.5 * (cov + cov.T)
 
 
+@finite_result
 def gp_posterior(kernel: Callable[..., ArrayLike], X: ArrayLike, y: ArrayLike,
                  X_test: ArrayLike, noise_var: float, *, n_samples: int = 0,
                  seed: int | np.random.Generator | None = None
@@ -114,7 +126,13 @@ def gp_posterior(kernel: Callable[..., ArrayLike], X: ArrayLike, y: ArrayLike,
     n = X.shape[0]
     K = np.asarray(kernel(X, X), dtype=float)
     Kt = np.asarray(kernel(T, X), dtype=float)
-    cf = scipy.linalg.cho_factor(K + s2 * np.eye(n))
+    try:
+        cf = scipy.linalg.cho_factor(K + s2 * np.eye(n))
+    except np.linalg.LinAlgError:
+        raise ValueError(
+            f"K + noise_var I is not numerically positive definite (noise_var = {s2!r}); "
+            "use a larger noise_var or a positive-definite kernel"
+        ) from None
     mean = Kt @ scipy.linalg.cho_solve(cf, y)
     kdiag = np.diag(np.asarray(kernel(T, T), dtype=float)) if n_samples == 0 else None
     samples = np.empty((0, T.shape[0]))

@@ -17,12 +17,14 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import kernels
 from .._validation import (
+    check_finite_result,
     check_fitted,
     check_int,
     check_matrix,
     check_positive,
     check_same_length,
     check_vector,
+    finite_result,
 )
 
 
@@ -85,19 +87,28 @@ class SplineKernelRidge:
             )
         K = kernel(X)
         T = self._null_basis(X)
-        cf = scipy.linalg.cho_factor(K + lam * np.eye(len(y)))
+        try:
+            cf = scipy.linalg.cho_factor(K + lam * np.eye(len(y)))
+        except np.linalg.LinAlgError:
+            raise ValueError(
+                f"K + lam I is not numerically positive definite (lam = {lam!r}); use a "
+                "larger lam"
+            ) from None
         Ay, AT = scipy.linalg.cho_solve(cf, y), scipy.linalg.cho_solve(cf, T)
         S = T.T @ AT
         if np.linalg.cond(S) > 1e12:
             raise ValueError(
                 f"X must contain at least {self.order} distinct points for order={self.order}"
             )
-        c = np.linalg.solve(S, T.T @ Ay)
-        self.dual_coef_ = Ay - AT @ c
+        c = check_finite_result(np.linalg.solve(S, T.T @ Ay),
+                                "SplineKernelRidge.fit: the polynomial coefficients")
+        self.dual_coef_ = check_finite_result(Ay - AT @ c,
+                                              "SplineKernelRidge.fit: the dual coefficients")
         self.null_coef_ = c
         self.X_fit_ = X
         return self
 
+    @finite_result
     def predict(self, X: ArrayLike) -> NDArray[np.float64]:
         """Evaluate the fitted function at points ``X`` in [0, 1]."""
         check_fitted(self, "dual_coef_")
@@ -109,6 +120,7 @@ class SplineKernelRidge:
         return f"SplineKernelRidge(order={self.order!r}, lam={self.lam!r})"
 
 
+@finite_result
 def linear_smoothing_spline(x: ArrayLike, y: ArrayLike, lam: float) -> NDArray[np.float64]:
     r"""Fitted values of the linear smoothing spline, by a banded solve.
 
@@ -151,7 +163,13 @@ def linear_smoothing_spline(x: ArrayLike, y: ArrayLike, lam: float) -> NDArray[n
     ab = np.zeros((2, len(x)))
     ab[0, 1:] = -w
     ab[1] = diag
-    g = scipy.linalg.solveh_banded(ab, y[order])
+    try:
+        g = scipy.linalg.solveh_banded(ab, y[order])
+    except np.linalg.LinAlgError:
+        raise ValueError(
+            f"lam / (smallest gap of x) = {float(np.max(w)):.3g} is so large that I + lam L "
+            "is numerically singular; use a smaller lam or rescale x"
+        ) from None
     out = np.empty_like(g)
     out[order] = g
     return out
