@@ -223,7 +223,7 @@ def _case_krr(cfg: Config, n_full: int) -> CaseResult:
     lam = 0.1
 
     def kmlib_run():
-        return KernelRidge(kernels.gaussian(SIGMA), lam=lam).fit(X, y).predict(Xt)
+        return KernelRidge(kernel=kernels.gaussian(SIGMA), lam=lam).fit(X, y).predict(Xt)
 
     def sklearn_run():
         return SkKernelRidge(alpha=lam, kernel="rbf", gamma=GAMMA).fit(X, y).predict(Xt)
@@ -249,7 +249,7 @@ def case_cv(cfg: Config) -> CaseResult:
     """5-fold x 20-lambda CV: krr_cv_path (Gram included) vs GridSearchCV."""
     n = cfg.n(2000)
     X, y = regression_data(n, D, seed=3)
-    folds = list(KFold(5, shuffle=True, seed=0).split(n))  # the same splits for both
+    folds = list(KFold(5, shuffle=True, random_state=0).split(n))  # the same splits for both
     sizes = np.array([len(te) for _, te in folds], dtype=float)
     k = kernels.gaussian(SIGMA)
 
@@ -330,7 +330,8 @@ def case_rff(cfg: Config) -> CaseResult:
     lam = 1.0
 
     def kmlib_run():
-        rff = RandomFourierFeatures(SIGMA, 250, variant="cos_sin", seed=0).fit(X)
+        rff = RandomFourierFeatures(sigma=SIGMA, n_features=250, variant="cos_sin",
+                                    random_state=0).fit(X)
         beta = ridge(rff.transform(X), y, lam, method="primal")
         return rff.transform(Xt) @ beta
 
@@ -356,7 +357,7 @@ def case_nystroem(cfg: Config) -> CaseResult:
     lam = 1.0
 
     def kmlib_run():
-        nys = Nystroem(kernels.gaussian(SIGMA), m, seed=0).fit(X)
+        nys = Nystroem(kernel=kernels.gaussian(SIGMA), n_components=m, random_state=0).fit(X)
         beta = ridge(nys.transform(X), y, lam, method="primal")
         return nys.transform(Xt) @ beta
 
@@ -374,14 +375,15 @@ def case_nystroem(cfg: Config) -> CaseResult:
 
 
 def case_nystroem_fit_transform(cfg: Config) -> CaseResult:
-    """Nystroem(500).fit(X).transform(X) then a ridge solve, n = 50000, d = 10 (training fit)."""
+    """Nystroem(n_components=500): fit(X), transform(X), then a ridge solve; n = 50000, d = 10."""
     n = cfg.n(50_000)
     m = 500 if not cfg.quick else 100
     X, y = regression_data(n, D, seed=9)
     lam = 1.0
 
     def kmlib_run():
-        Phi = Nystroem(kernels.gaussian(SIGMA), m, seed=0).fit(X).transform(X)
+        Phi = Nystroem(kernel=kernels.gaussian(SIGMA), n_components=m,
+                       random_state=0).fit(X).transform(X)
         return Phi @ ridge(Phi, y, lam, method="primal")
 
     def sklearn_run():
@@ -408,11 +410,11 @@ def case_svm(cfg: Config) -> CaseResult:
     """KernelSVM vs SVC, two moons n = 5000, Gaussian kernel sigma = 0.5, C = 1."""
     n = cfg.n(5000)
     sigma, C, tol = 0.5, 1.0, 1e-3
-    X, y = two_moons(n, noise=0.2, seed=9)
-    Xt, _ = two_moons(2000, noise=0.2, seed=10)
+    X, y = two_moons(n, noise=0.2, random_state=9)
+    Xt, _ = two_moons(2000, noise=0.2, random_state=10)
 
     gamma = 1.0 / (2.0 * sigma**2)
-    tk, mk = measure(lambda: KernelSVM(kernels.gaussian(sigma), C=C, tol=tol).fit(X, y), cfg)
+    tk, mk = measure(lambda: KernelSVM(kernel=kernels.gaussian(sigma), C=C, tol=tol).fit(X, y), cfg)
     ts, ms = measure(lambda: SVC(kernel="rbf", gamma=gamma, C=C, tol=tol).fit(X, y), cfg)
     obj_k = _dual_objective(X, gamma, mk.support_, mk.dual_coef_)
     obj_s = _dual_objective(X, gamma, ms.support_, ms.dual_coef_[0])
@@ -429,9 +431,9 @@ def case_klr(cfg: Config) -> CaseResult:
     """KernelLogisticRegression, n = 2000 two moons (target: absolute time)."""
     n = cfg.n(2000)
     sigma, lam = 0.5, 0.1
-    X, y = two_moons(n, noise=0.2, seed=11)
+    X, y = two_moons(n, noise=0.2, random_state=11)
     k = kernels.gaussian(sigma)
-    tk, mk = measure(lambda: KernelLogisticRegression(k, lam=lam).fit(X, y), cfg)
+    tk, mk = measure(lambda: KernelLogisticRegression(kernel=k, lam=lam).fit(X, y), cfg)
 
     # reference: sklearn LogisticRegression on the features K^{1/2} (w = K^{1/2} alpha
     # gives K alpha = K^{1/2} w and alpha^T K alpha = |w|^2), C = 1/(2 lam).

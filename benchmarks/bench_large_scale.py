@@ -2,7 +2,7 @@
 
 The case of the chapter "Large-scale kernel machines": ridge regression on 1000
 random Fourier features (500 cosine--sine frequencies) of n = 10^6 points in
-R^10, with Z^T Z accumulated over blocks of rows (``kmlib.large_scale.StreamingRFFRidge``),
+R^10, with Z^T Z accumulated over blocks of rows (``kmlib.book.large_scale.StreamingRFFRidge``),
 so that memory does not depend on n.  Targets: at most 60 s of wall time and
 8 GB of peak resident memory on the book's 2-core machine.
 
@@ -34,8 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout without installing kmlib
     sys.path.insert(0, str(ROOT))
 
-from kmlib import large_scale as ls  # noqa: E402
 from kmlib import ridge  # noqa: E402
+from kmlib.book import large_scale as ls  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results_large_scale.md"
 D_INPUT, N_FREQ, SIGMA, LAM, BLOCK = 10, 500, 3.0, 1.0, 20_000

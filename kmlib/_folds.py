@@ -1,22 +1,38 @@
 """Fold construction shared by every cross-validation routine in kmlib.
 
-Convention (used by every CV function): ``folds`` is either an int v, meaning
-``KFold(v, shuffle=True, seed=0)``, or an iterable of ``(train_idx, test_idx)``
-pairs.  The CV error is the mean over all n points of the squared out-of-fold
-error, so every point must be in exactly one test fold.
+Convention (used by every CV function): ``folds`` is an int v, meaning
+``KFold(v, shuffle=True, random_state=0)``; a splitter, any object with a
+``split(X)`` method yielding ``(train_idx, test_idx)`` (kmlib's :class:`KFold`,
+scikit-learn's ``KFold``); or an iterable of ``(train_idx, test_idx)`` pairs.
+The CV error is the mean over all n points of the squared out-of-fold error, so
+every point must be in exactly one test fold.
 """
 from __future__ import annotations
 
 import numbers
-from typing import Iterator
+from collections.abc import Iterable, Iterator
+from typing import Protocol, Union, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._typing import Folds, Seed
+from ._typing import Seed
 from ._validation import check_int, check_rng
 
-__all__ = ["KFold", "resolve_folds"]
+__all__ = ["KFold", "Splitter", "Folds", "resolve_folds"]
+
+
+@runtime_checkable
+class Splitter(Protocol):
+    """Anything with ``split(X)`` yielding ``(train_idx, test_idx)`` pairs."""
+
+    def split(self, X: ArrayLike) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Yield the index pairs of each fold."""
+
+
+#: Cross-validation folds: an int v (``KFold(v, shuffle=True, random_state=0)``), a
+#: :class:`Splitter`, or an iterable of ``(train_idx, test_idx)`` pairs.
+Folds = Union[int, Splitter, Iterable[tuple[ArrayLike, ArrayLike]]]
 
 
 class KFold:
@@ -24,7 +40,7 @@ class KFold:
 
     The first ``n % n_splits`` folds have one point more than the others, as in
     scikit-learn.  With ``shuffle=True`` the points are permuted first by a
-    :class:`numpy.random.Generator` seeded with ``seed``.
+    :class:`numpy.random.Generator` seeded with ``random_state``.
 
     Parameters
     ----------
@@ -32,7 +48,7 @@ class KFold:
         Number of folds v (at least 2).
     shuffle : bool, default True
         Permute the points before cutting them into folds.
-    seed : int, Generator or None
+    random_state : int, Generator or None
         Seed of the permutation; ``None`` draws fresh entropy.
 
     Examples
@@ -42,10 +58,11 @@ class KFold:
     [[0, 1], [2, 3], [4, 5]]
     """
 
-    def __init__(self, n_splits: int = 5, shuffle: bool = True, seed: Seed = None) -> None:
+    def __init__(self, n_splits: int = 5, *, shuffle: bool = True,
+                 random_state: Seed = None) -> None:
         self.n_splits = n_splits
         self.shuffle = shuffle
-        self.seed = seed
+        self.random_state = random_state
 
     def get_n_splits(self) -> int:
         """Number of folds."""
@@ -62,7 +79,7 @@ class KFold:
             )
         order = np.arange(n)
         if self.shuffle:
-            order = check_rng(self.seed).permutation(n)
+            order = check_rng(self.random_state, "random_state").permutation(n)
         sizes = np.full(k, n // k)
         sizes[: n % k] += 1
         kappa = np.empty(n, dtype=int)
@@ -79,19 +96,37 @@ class KFold:
             yield np.flatnonzero(kappa != j), test
 
     def __repr__(self) -> str:
-        return f"KFold(n_splits={self.n_splits}, shuffle={self.shuffle}, seed={self.seed!r})"
+        return (f"KFold(n_splits={self.n_splits}, shuffle={self.shuffle}, random_state="
+                f"random_state={self.random_state!r})")
 
 
 def resolve_folds(folds: Folds, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """Turn the ``folds`` argument into a validated list of index pairs.
 
-    Raises ``ValueError`` unless the test folds partition ``range(n)`` and each
-    train fold is disjoint from its test fold and non-empty.
+    An int v means ``KFold(v, shuffle=True, random_state=0)``; a splitter is asked for
+    ``split(X)`` with an (n, 0) placeholder for X.  Raises ``ValueError`` naming ``folds``
+    unless the test folds partition ``range(n)`` and each train fold is disjoint from its
+    test fold and non-empty.
     """
-    if isinstance(folds, numbers.Integral) and not isinstance(folds, bool):
-        return list(KFold(int(folds), shuffle=True, seed=0).split(n))
-    if isinstance(folds, KFold):
-        return list(folds.split(n))
+    if isinstance(folds, bool):
+        raise ValueError(f"folds must be an int v >= 2, a splitter or (train, test) pairs; "
+                         f"got {folds!r}")
+    try:
+        if isinstance(folds, numbers.Integral):
+            return list(KFold(int(folds), shuffle=True, random_state=0).split(n))
+        if isinstance(folds, KFold):
+            return list(folds.split(n))
+        if isinstance(folds, Splitter) and not isinstance(folds, (str, bytes)):
+            folds = list(folds.split(np.empty((n, 0))))
+        return _check_pairs(folds, n)
+    except ValueError as exc:
+        msg = str(exc)
+        if not msg.startswith("folds"):
+            msg = f"folds={folds!r} is invalid for n={n} samples: {msg}"
+        raise ValueError(msg) from exc
+
+
+def _check_pairs(folds: Iterable, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
     try:
         pairs = [(np.asarray(tr, dtype=int).ravel(), np.asarray(te, dtype=int).ravel())
                  for tr, te in folds]

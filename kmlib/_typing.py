@@ -6,24 +6,16 @@ nothing at run time.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, Union
+from collections.abc import Callable
+from typing import Any, Union
 
 import numpy as np
-from numpy.typing import ArrayLike
 
-if TYPE_CHECKING:
-    from ._folds import KFold
-
-__all__ = ["Seed", "Folds", "KernelFunc"]
+__all__ = ["Seed", "KernelFunc"]
 
 #: Source of randomness: None (fresh entropy), an int (the same draws on every call)
 #: or a :class:`numpy.random.Generator` (shared state).
 Seed = Union[int, np.random.Generator, None]
-
-#: Cross-validation folds: an int v (``KFold(v, shuffle=True, seed=0)``), a
-#: :class:`kmlib._folds.KFold`, or an iterable of ``(train_idx, test_idx)`` pairs.
-Folds = Union[int, "KFold", Iterable[tuple[ArrayLike, ArrayLike]]]
 
 #: A kernel: ``k(X, Y=None)`` returning the Gram matrix ``[k(x_i, y_j)]``
 #: (kmlib's :class:`~kmlib.kernels.Kernel` objects, or any such callable).

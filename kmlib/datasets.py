@@ -1,6 +1,6 @@
 """Data for the book: simulations generated on the fly and data bundled with scikit-learn.
 
-Nothing here downloads anything.  Every generator takes an explicit ``seed``.
+Nothing here downloads anything.  Every generator takes an explicit ``random_state``.
 """
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from ._validation import (
     as_float_array,
     check_int,
     check_nonnegative,
-    check_positive,
     check_rng,
     check_vector,
     finite_result,
@@ -27,14 +26,13 @@ __all__ = [
     "sine_target",
     "square_wave_target",
     "sine_and_square",
-    "SobolevSeries",
-    "sobolev_ball_function",
 ]
 
 
 @finite_result
 def linear_model(n: int, p: int, *, beta: ArrayLike = None, sigma: float = 1.0,
-                 seed: Seed = None, rho: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                 random_state: Seed = None, rho: float = 0.0) -> tuple[np.ndarray, np.ndarray,
+                                                                       np.ndarray]:
     """Draw a design and responses from the linear model ``Y = X beta + eps``.
 
     Parameters
@@ -45,7 +43,7 @@ def linear_model(n: int, p: int, *, beta: ArrayLike = None, sigma: float = 1.0,
         True coefficients beta^0; standard normal draws when omitted.
     sigma : float
         Noise standard deviation (Var eps = sigma^2 I).
-    seed : int, Generator or None
+    random_state : int, Generator or None
         Source of randomness.
     rho : float in [0, 1)
         Equicorrelation between the Gaussian columns of ``X``.
@@ -62,7 +60,7 @@ def linear_model(n: int, p: int, *, beta: ArrayLike = None, sigma: float = 1.0,
     rho = check_nonnegative(rho, "rho")
     if rho >= 1:
         raise ValueError(f"rho must lie in [0, 1); got {rho}")
-    rng = check_rng(seed)
+    rng = check_rng(random_state, "random_state")
     Z = rng.standard_normal((n, p))
     X = np.sqrt(1 - rho) * Z + np.sqrt(rho) * rng.standard_normal((n, 1))
     if beta is None:
@@ -93,7 +91,8 @@ def diabetes() -> tuple[np.ndarray, np.ndarray, list[str]]:
 # ---------------------------------------------------------------------------
 
 @finite_result
-def two_moons(n: int, noise: float = 0.1, seed: Seed = None) -> tuple[np.ndarray, np.ndarray]:
+def two_moons(n: int, noise: float = 0.1, random_state: Seed = None) -> tuple[np.ndarray,
+                                                                              np.ndarray]:
     """Two interleaving half-circles in the plane, a classic non-linear problem.
 
     The upper moon is the unit half-circle ``(cos t, sin t)``, and the lower moon
@@ -109,7 +108,7 @@ def two_moons(n: int, noise: float = 0.1, seed: Seed = None) -> tuple[np.ndarray
         points and the lower moon ``n // 2``.
     noise : float, default=0.1
         Standard deviation of the Gaussian noise (>= 0).
-    seed : int, Generator or None
+    random_state : int, Generator or None
         Source of randomness.
 
     Returns
@@ -120,7 +119,7 @@ def two_moons(n: int, noise: float = 0.1, seed: Seed = None) -> tuple[np.ndarray
     """
     n = check_int(n, "n", minimum=2)
     noise = check_nonnegative(noise, "noise")
-    rng = check_rng(seed)
+    rng = check_rng(random_state, "random_state")
     n_low = n // 2
     n_up = n - n_low
     t = rng.uniform(0.0, np.pi, size=n)
@@ -185,7 +184,7 @@ def square_wave_target(x: ArrayLike) -> Any:
 
 @finite_result
 def sine_and_square(n: int, noise: float = 0.1,
-                    seed: Seed = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                    random_state: Seed = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Training data for the smoothness-matching KRR experiment (Chapter 7).
 
     Inputs ``x_i ~ Uniform[0, 1]`` (i.i.d.), and two responses at the same inputs,
@@ -205,7 +204,7 @@ def sine_and_square(n: int, noise: float = 0.1,
         Number of training points (at least 1).
     noise : float, default=0.1
         Noise standard deviation (>= 0).
-    seed : int, Generator or None
+    random_state : int, Generator or None
         Source of randomness.
 
     Returns
@@ -216,116 +215,8 @@ def sine_and_square(n: int, noise: float = 0.1,
     """
     n = check_int(n, "n", minimum=1)
     noise = check_nonnegative(noise, "noise")
-    rng = check_rng(seed)
+    rng = check_rng(random_state, "random_state")
     x = rng.uniform(0.0, 1.0, size=n)
     y_sine = sine_target(x) + noise * rng.standard_normal(n)
     y_square = square_wave_target(x) + noise * rng.standard_normal(n)
     return x[:, None], y_sine, y_square
-
-
-# ---------------------------------------------------------------------------
-# Chapter 7: functions in a ball of the first-order Sobolev RKHS
-# ---------------------------------------------------------------------------
-
-class SobolevSeries:
-    r"""A function in the RKHS of :math:`\min(x, x')` on [0, 1], given by its Mercer series.
-
-    .. math::
-        f(x) = \sum_{j=1}^J c_j \sqrt{\mu_j}\, e_j(x), \qquad
-        e_j(x) = \sqrt2\sin((j - \tfrac12)\pi x), \quad
-        \mu_j = \frac{4}{\pi^2(2j - 1)^2},
-
-    i.e. :math:`f(x) = \sqrt2\sum_j c_j \sin(a_j x)/a_j` with
-    :math:`a_j = (j - \tfrac12)\pi`.  The functions :math:`\sqrt{\mu_j} e_j`
-    are orthonormal in the RKHS, so :math:`\|f\|_{\mathcal H}^2 = \sum_j c_j^2`.
-    Equivalently, in the first-order Sobolev space (:math:`f(0) = 0`,
-    :math:`\|f\|_{\mathcal H}^2 = \int_0^1 f'(x)^2\,dx`), the derivative
-    :math:`f'(x) = \sqrt2\sum_j c_j\cos(a_j x)` is an orthonormal expansion in
-    :math:`L^2[0, 1]` with the same coefficients.
-
-    Parameters
-    ----------
-    coef : array-like of shape (J,)
-        The coefficients :math:`c_j`.
-    """
-
-    def __init__(self, coef: ArrayLike) -> None:
-        self.coef = check_vector(coef, "coef").copy()
-        with np.errstate(over="ignore"):
-            norm2 = float(np.sum(self.coef**2))
-        if not np.isfinite(norm2):
-            raise ValueError(
-                "coef is too large: the squared RKHS norm sum(coef**2) overflows float64; "
-                "expected coefficients below about 1e150 in absolute value"
-            )
-        self._freq = (np.arange(1, self.coef.shape[0] + 1) - 0.5) * np.pi
-
-    @property
-    def rkhs_norm(self) -> float:
-        r"""The RKHS norm :math:`\|f\|_{\mathcal H} = \|c\|_2`."""
-        return float(np.linalg.norm(self.coef))
-
-    def __call__(self, x: ArrayLike) -> Any:
-        """Evaluate ``f`` at points of [0, 1] (scalar, 1-D array or (n, 1) column)."""
-        flat, shape = _unit_interval_points(x)
-        S = np.sin(np.multiply.outer(flat, self._freq))
-        out = np.sqrt(2.0) * (S @ (self.coef / self._freq))
-        return float(out[0]) if shape == () else out.reshape(shape)
-
-    def derivative(self, x: ArrayLike) -> Any:
-        """Evaluate ``f'`` at points of [0, 1] (scalar, 1-D array or (n, 1) column)."""
-        flat, shape = _unit_interval_points(x)
-        C = np.cos(np.multiply.outer(flat, self._freq))
-        out = np.sqrt(2.0) * (C @ self.coef)
-        return float(out[0]) if shape == () else out.reshape(shape)
-
-    def __repr__(self) -> str:
-        return f"SobolevSeries(n_terms={self.coef.shape[0]}, rkhs_norm={self.rkhs_norm:.6g})"
-
-
-@finite_result
-def sobolev_ball_function(n_terms: int, radius: float = 1.0, seed: Seed = None, *,
-                          decay: float = 0.0) -> SobolevSeries:
-    r"""A random function on the sphere of radius ``radius`` of the min-kernel RKHS.
-
-    Draws :math:`z_j \sim N(0, 1)` for :math:`j = 1, \dots, J`, sets
-    :math:`c_j \propto z_j\, j^{-\mathrm{decay}}` rescaled so that
-    :math:`\|c\|_2 = 	ext{radius}`, and returns
-    :math:`f^0 = \sum_j c_j\sqrt{\mu_j}e_j` (see :class:`SobolevSeries`).  Hence
-    :math:`\|f^0\|_{\mathcal H} = 	ext{radius}` exactly: :math:`f^0` lies in the
-    Sobolev ball of that radius, as the rate theorem of Chapter 7 requires.
-    ``decay > 0`` puts less weight on the high-frequency terms (smoother draws).
-
-    Parameters
-    ----------
-    n_terms : int
-        Number :math:`J \ge 1` of Mercer terms.
-    radius : float, default=1.0
-        The RKHS norm of the result (> 0).
-    seed : int, Generator or None
-        Source of randomness.
-    decay : float, default=0.0
-        Polynomial decay (>= 0) of the coefficient scale with ``j``.
-
-    Returns
-    -------
-    SobolevSeries
-        A callable ``f0(x)`` for ``x`` in [0, 1], with ``f0.derivative`` and
-        ``f0.rkhs_norm``.
-    """
-    J = check_int(n_terms, "n_terms", minimum=1)
-    radius = check_positive(radius, "radius")
-    if not np.isfinite(radius * radius):
-        raise ValueError(
-            f"radius must be small enough that radius**2 (the squared RKHS norm) is finite; "
-            f"got {radius!r}"
-        )
-    decay = check_nonnegative(decay, "decay")
-    rng = check_rng(seed)
-    z = rng.standard_normal(J) * np.arange(1, J + 1, dtype=float) ** (-decay)
-    norm = np.linalg.norm(z)
-    if norm == 0.0:  # probability zero; keep the promise on the norm anyway
-        z = np.zeros(J)
-        z[0] = 1.0
-        norm = 1.0
-    return SobolevSeries(z * (radius / norm))

@@ -39,12 +39,12 @@ import warnings
 from typing import Any, Callable
 
 import numpy as np
-import scipy.linalg
 from numpy.typing import ArrayLike
-from scipy.linalg import blas, lapack
+from scipy.linalg import lapack
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from ._estimator_inputs import gram
+from ._linalg import check_gram, dot, eigh_copy, pinv_mask
 from ._validation import (
     check_finite_result,
     check_fitted,
@@ -54,7 +54,6 @@ from ._validation import (
     check_matrix,
     check_n_features,
     check_same_length,
-    check_square,
     check_symmetric,
     check_vector,
     finite_result,
@@ -64,69 +63,6 @@ from .kernels import Kernel
 
 __all__ = ["KernelRidge", "krr_fit"]
 
-
-
-# ---------------------------------------------------------------------------
-# private helpers shared with kmlib.model_selection.krr_selection
-# ---------------------------------------------------------------------------
-def _check_gram(K: ArrayLike, name: str = "K") -> np.ndarray:
-    """Return ``K`` as a finite, square, symmetric float array (not copied)."""
-    A = check_square(K, name)
-    check_symmetric(A, name)
-    check_gram_psd(A, name)
-    return A
-
-
-def _eigh_owned(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Eigendecomposition of a symmetric matrix that the caller owns.
-
-    ``A`` (C-contiguous, already validated) is overwritten.  Because it is
-    symmetric, its transpose is a Fortran-ordered view of the same matrix, so
-    LAPACK works in place without a copy.  Eigenvalues come in ascending order.
-    """
-    return scipy.linalg.eigh(A.T, lower=True, overwrite_a=True,
-                             check_finite=False, driver="evd")
-
-
-def _eigh_copy(K: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Eigendecomposition of a private copy of the symmetric matrix ``K``."""
-    return _eigh_owned(np.array(K, dtype=float, order="C", copy=True))
-
-
-def _dot(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """``A @ B`` through scipy's BLAS (``dgemm``); ``B`` may be 1-D.
-
-    The fast paths alternate LAPACK factorisations (scipy) with matrix
-    products; keeping both on scipy's OpenBLAS avoids two thread pools
-    competing on few cores.  Contiguous inputs are passed without a copy (a
-    C-ordered matrix is handed over as its transpose with the ``trans`` flag).
-    The result is Fortran-ordered.
-    """
-    vec = B.ndim == 1
-    if vec:
-        B = B[:, None]
-
-    def operand(M: np.ndarray) -> tuple[np.ndarray, int]:
-        if M.flags.f_contiguous:
-            return M, 0
-        if M.flags.c_contiguous:
-            return M.T, 1
-        return np.asfortranarray(M), 0
-
-    a, ta = operand(A)
-    b, tb = operand(B)
-    out = blas.dgemm(1.0, a, b, trans_a=ta, trans_b=tb)
-    return out[:, 0] if vec else out
-
-
-def _pinv_mask(s: np.ndarray, n: int) -> np.ndarray:
-    """Boolean mask of the eigenvalues ``s`` (along axis 0) kept by the pseudo-inverse.
-
-    ``s`` holds the eigenvalues of ``K + lam I`` (one column per ``lam`` when
-    2-D); ``n`` is the matrix size.  See the module docstring for the rule.
-    """
-    a = np.abs(s)
-    return a > rank_tol(a, n, axis=0)
 
 
 def _solve_shifted(K: np.ndarray, y: np.ndarray, lam: float, who: str,
@@ -156,13 +92,13 @@ def _solve_shifted(K: np.ndarray, y: np.ndarray, lam: float, who: str,
         del A, c
         if owned:
             K = regram()
-    d, U = _eigh_copy(K)
+    d, U = eigh_copy(K)
     s = d + lam
-    keep = _pinv_mask(s, n)
+    keep = pinv_mask(s, n)
     coef = np.zeros(n)
-    z = _dot(U.T, y)
+    z = dot(U.T, y)
     coef[keep] = z[keep] / s[keep]
-    alpha = _dot(U, coef)
+    alpha = dot(U, coef)
     n_drop = int(n - np.count_nonzero(keep))
     if lam > 0 or n_drop:
         tol = float(rank_tol(s, n))
@@ -216,7 +152,7 @@ def krr_fit(K: ArrayLike, y: ArrayLike, lam: float) -> np.ndarray:
     >>> np.allclose((K + np.eye(2)) @ alpha, [1.0, 0.0])
     True
     """
-    K = _check_gram(K, "K")
+    K = check_gram(K, "K")
     y = check_vector(y, "y")
     check_same_length(K, y, "K", "y")
     lam = check_lam(lam, "lam")
@@ -265,12 +201,12 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     >>> import numpy as np
     >>> linear = lambda X, Y=None: X @ (X if Y is None else Y).T
     >>> X = np.array([[0.0], [1.0], [2.0]])
-    >>> model = KernelRidge(linear, lam=1e-9).fit(X, 2 * X[:, 0])
+    >>> model = KernelRidge(kernel=linear, lam=1e-9).fit(X, 2 * X[:, 0])
     >>> np.round(model.predict([[3.0]]), 6)
     array([6.])
     """
 
-    def __init__(self, kernel: Callable[..., Any], lam: float = 1.0) -> None:
+    def __init__(self, *, kernel: Callable[..., Any], lam: float = 1.0) -> None:
         self.kernel = kernel
         self.lam = lam
 
@@ -323,4 +259,4 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         X = check_matrix(X, "X")
         check_n_features(self, X)
         Kx = gram(self.kernel, X, self.X_fit_, finite=not isinstance(self.kernel, Kernel))
-        return check_finite_result(_dot(Kx, self.dual_coef_), "KernelRidge.predict: f(x)")
+        return check_finite_result(dot(Kx, self.dual_coef_), "KernelRidge.predict: f(x)")

@@ -201,7 +201,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
     backtracking on J, computed with ``logaddexp``.
     """
 
-    def __init__(self, kernel: KernelFunc | Literal["precomputed"], lam: float = 1.0,
+    def __init__(self, *, kernel: KernelFunc | Literal["precomputed"], lam: float = 1.0,
                  tol: float = 1e-8, max_iter: int = 100) -> None:
         self.kernel = kernel
         self.lam = lam

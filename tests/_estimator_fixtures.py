@@ -37,8 +37,8 @@ def fit_callable_and_precomputed(Estimator, kernel, X: np.ndarray, y: np.ndarray
 
     Returns the two fitted models; only the callable one keeps the training inputs.
     """
-    a = Estimator(kernel, **params).fit(X, y)
-    b = Estimator("precomputed", **params).fit(kernel(X), y)
+    a = Estimator(kernel=kernel, **params).fit(X, y)
+    b = Estimator(kernel="precomputed", **params).fit(kernel(X), y)
     assert b.X_fit_ is None
     np.testing.assert_array_equal(a.X_fit_, X)
     return a, b
@@ -52,56 +52,56 @@ def _nan_kernel(A, B=None):
 def assert_rejects_bad_inputs(Estimator, X: np.ndarray, y: np.ndarray, kernel) -> None:
     """The input contract shared by KernelSVM and KernelLogisticRegression.
 
-    Both take ``Estimator(kernel, tol=..., max_iter=...)`` with a callable or
+    Both take ``Estimator(kernel=kernel, tol=..., max_iter=...)`` with a callable or
     ``"precomputed"`` kernel, exactly two class labels, and give a
     ValueError naming the argument for every bad input below.  ``X`` (n, d) and
     ``y`` must be valid training data for ``kernel``.
     """
     n, d = X.shape
     with pytest.raises(ValueError, match="Only binary classification is supported"):
-        Estimator(kernel).fit(X, np.arange(n) % 3)
+        Estimator(kernel=kernel).fit(X, np.arange(n) % 3)
     with pytest.raises(ValueError, match="Unknown label type"):
-        Estimator(kernel).fit(X, y + 0.5 * np.arange(n))
+        Estimator(kernel=kernel).fit(X, y + 0.5 * np.arange(n))
     for label in (1.0, -1.0):
         one_class = f"y must contain two classes; got only one class, the label {label!r}"
         with pytest.raises(ValueError, match=one_class):
-            Estimator(kernel).fit(X, np.full(n, label))
+            Estimator(kernel=kernel).fit(X, np.full(n, label))
     for tol in (0.0, -1.0):
         with pytest.raises(ValueError, match="tol must be > 0"):
-            Estimator(kernel, tol=tol).fit(X, y)
+            Estimator(kernel=kernel, tol=tol).fit(X, y)
     for max_iter in (0, 1.5):
         with pytest.raises(ValueError, match="max_iter must be"):
-            Estimator(kernel, max_iter=max_iter).fit(X, y)
+            Estimator(kernel=kernel, max_iter=max_iter).fit(X, y)
     Xnan = X.copy()
     Xnan[3, 1] = np.nan
     with pytest.raises(ValueError, match="X contains 1 NaN"):
-        Estimator(kernel).fit(Xnan, y)
+        Estimator(kernel=kernel).fit(Xnan, y)
     for m in (1, 2):
         with pytest.raises(ValueError, match="X and y must have the same number of samples"):
-            Estimator(kernel).fit(X, y[:-m])
+            Estimator(kernel=kernel).fit(X, y[:-m])
     for bad in (3.0, None, "rbf", "gaussian"):
         with pytest.raises(ValueError, match="kernel must be a callable"):
-            Estimator(bad).fit(X, y)
+            Estimator(kernel=bad).fit(X, y)
     with pytest.raises(ValueError, match=r"kernel\(X(, Y)?\) must return a Gram matrix of shape"):
-        Estimator(lambda A, B=None: np.ones((2, 2))).fit(X, y)
+        Estimator(kernel=lambda A, B=None: np.ones((2, 2))).fit(X, y)
     with pytest.raises(ValueError, match=r"kernel\(X(, Y)?\) returned NaN or infinite values"):
-        Estimator(_nan_kernel).fit(X, y)
+        Estimator(kernel=_nan_kernel).fit(X, y)
 
     # precomputed: square, same length as y, symmetric; predict takes (m, n_train)
     K = kernel(X)
     for shape in ((n, n - 1), (n, 3)):
         with pytest.raises(ValueError, match="X must be a square matrix"):
-            Estimator("precomputed").fit(np.ones(shape), y)
+            Estimator(kernel="precomputed").fit(np.ones(shape), y)
     Kasym = K.copy()
     Kasym[0, 5] += 0.5
     with pytest.raises(ValueError, match="X must be a symmetric Gram matrix"):
-        Estimator("precomputed").fit(Kasym, y)
-    model = Estimator("precomputed").fit(K, y)
+        Estimator(kernel="precomputed").fit(Kasym, y)
+    model = Estimator(kernel="precomputed").fit(K, y)
     with pytest.raises(ValueError, match=r"\(m, n_train\) Gram matrix"):
         model.decision_function(np.ones((4, n - 1)))
 
     # callable: the test points need the training data's number of features
-    model = Estimator(kernel).fit(X, y)
+    model = Estimator(kernel=kernel).fit(X, y)
     with pytest.raises(ValueError, match=f"X has {d + 1} features, but {Estimator.__name__}"):
         model.predict(np.ones((4, d + 1)))
     model.kernel = _nan_kernel

@@ -1,7 +1,7 @@
 """Running an exercise notebook in-process, shared by the tests of the exercise checkers.
 
 An exercise page (MyST Markdown) has code cells tagged ``solution`` (the model
-answers) and ``check`` (calls of ``kmlib.exercises.chNN.check_*``).  The tests
+answers) and ``check`` (calls of ``kmlib.book.exercises.chNN.check_*``).  The tests
 run it twice: as written, where every check must pass, and with every name a
 solution cell assigns replaced by ``None`` (the student's stub), where every
 check cell must raise ``AssertionError``.

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from sklearn.model_selection import KFold as SkKFold
 
-from kmlib import NotFittedError, datasets, plotting
+from kmlib import NotFittedError, datasets
 from kmlib._folds import KFold, resolve_folds
 from kmlib._validation import (
     check_fitted,
@@ -18,7 +18,7 @@ from kmlib._validation import (
     check_square,
     check_vector,
 )
-from kmlib.book import stated
+from kmlib.book import plotting, stated
 
 # ------------------------------------------------------------------ validation
 
@@ -81,22 +81,22 @@ def test_kfold_without_shuffle_equals_scikit_learn(n, v):
 
 
 def test_shuffled_kfold_partitions_and_is_seeded():
-    folds = list(KFold(4, seed=1).split(23))
+    folds = list(KFold(4, random_state=1).split(23))
     tests = np.concatenate([te for _, te in folds])
     assert sorted(tests.tolist()) == list(range(23))
     assert sorted(len(te) for _, te in folds) == [5, 6, 6, 6]
     for tr, te in folds:
         assert np.intersect1d(tr, te).size == 0 and len(tr) + len(te) == 23
-    again = list(KFold(4, seed=1).split(23))
+    again = list(KFold(4, random_state=1).split(23))
     assert all(np.array_equal(a[1], b[1]) for a, b in zip(folds, again, strict=False))
-    kappa = KFold(4, seed=1).fold_of(23)
+    kappa = KFold(4, random_state=1).fold_of(23)
     for j, (_, te) in enumerate(folds):
         assert np.all(kappa[te] == j)
 
 
 def test_resolve_folds_int_means_seeded_shuffled_kfold():
     a = resolve_folds(5, 20)
-    b = list(KFold(5, shuffle=True, seed=0).split(20))
+    b = list(KFold(5, shuffle=True, random_state=0).split(20))
     assert all(np.array_equal(x[1], y[1]) for x, y in zip(a, b, strict=False))
 
 
@@ -170,9 +170,9 @@ def test_figure_uses_the_book_palette():
 # ------------------------------------------------------------------ data
 
 def test_linear_model_matches_its_definition_and_is_seeded():
-    X, y, beta = datasets.linear_model(200, 3, beta=[1.0, -2.0, 0.5], sigma=0.0, seed=0)
+    X, y, beta = datasets.linear_model(200, 3, beta=[1.0, -2.0, 0.5], sigma=0.0, random_state=0)
     np.testing.assert_allclose(y, X @ beta)
-    X2, y2, _ = datasets.linear_model(200, 3, beta=[1.0, -2.0, 0.5], sigma=0.0, seed=0)
+    X2, y2, _ = datasets.linear_model(200, 3, beta=[1.0, -2.0, 0.5], sigma=0.0, random_state=0)
     np.testing.assert_array_equal(X, X2)
     with pytest.raises(ValueError, match="beta must have length"):
         datasets.linear_model(10, 3, beta=[1.0, 2.0])
@@ -181,7 +181,7 @@ def test_linear_model_matches_its_definition_and_is_seeded():
 
 
 def test_linear_model_equicorrelation():
-    X, _, _ = datasets.linear_model(20000, 2, rho=0.6, seed=1)
+    X, _, _ = datasets.linear_model(20000, 2, rho=0.6, random_state=1)
     assert np.corrcoef(X.T)[0, 1] == pytest.approx(0.6, abs=0.02)
 
 

@@ -1,4 +1,4 @@
-"""Tests for the chapter-1 exercise checkers (kmlib.exercises.ch01).
+"""Tests for the chapter-1 exercise checkers (kmlib.book.exercises.ch01).
 
 Each checker must accept the right answer (computed here by an independent
 route: an SVD, scikit-learn, bisection), reject a plausible wrong answer and
@@ -15,7 +15,7 @@ import pytest
 from sklearn.linear_model import Ridge
 
 from kmlib import datasets, ridge
-from kmlib.exercises import ch01
+from kmlib.book.exercises import ch01
 
 pytestmark = pytest.mark.filterwarnings("error")
 
@@ -79,7 +79,7 @@ def test_check_effective_df(Z, capsys):
 # --------------------------------------------------------------------------- #
 @pytest.fixture(scope="module")
 def shifted():
-    X, y, _ = datasets.linear_model(25, 40, seed=3)
+    X, y, _ = datasets.linear_model(25, 40, random_state=3)
     return X + 5.0, y
 
 
@@ -130,7 +130,7 @@ def test_check_dual(shifted, capsys):
 # --------------------------------------------------------------------------- #
 @pytest.fixture(scope="module")
 def study():
-    X, _, beta0 = datasets.linear_model(20, 4, seed=21)
+    X, _, beta0 = datasets.linear_model(20, 4, random_state=21)
     return 0.3 * X, beta0
 
 
@@ -191,7 +191,7 @@ def test_lambda_star_infinite_when_signal_is_weak():
 # --------------------------------------------------------------------------- #
 @pytest.fixture(scope="module")
 def wls():
-    X, _, _ = datasets.linear_model(25, 3, seed=40)
+    X, _, _ = datasets.linear_model(25, 3, random_state=40)
     return X, 1.0 + X[:, 0] ** 2
 
 

@@ -1,4 +1,4 @@
-"""Tests for the chapter-2 exercise checkers (kmlib.exercises.ch02).
+"""Tests for the chapter-2 exercise checkers (kmlib.book.exercises.ch02).
 
 Each checker must accept the right answer, reject a plausible wrong answer and
 reject ``None``. The right answer is computed here by an independent route:
@@ -22,7 +22,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from kmlib import datasets
-from kmlib.exercises import ch02
+from kmlib.book.exercises import ch02
 
 pytestmark = pytest.mark.filterwarnings("error")
 
@@ -34,7 +34,7 @@ NOTEBOOK = Path(__file__).resolve().parents[1] / "exercises" / "02_cross_validat
 # --------------------------------------------------------------------------- #
 @pytest.fixture(scope="module")
 def cvdata():
-    X, y, _ = datasets.linear_model(40, 8, seed=2)
+    X, y, _ = datasets.linear_model(40, 8, random_state=2)
     lams = np.logspace(-2, 3, 8)
     kappa = np.random.default_rng(1).permutation(np.arange(40) % 4)
     pairs = [(np.flatnonzero(kappa != k), np.flatnonzero(kappa == k)) for k in range(4)]
@@ -145,7 +145,7 @@ def test_check_stack_weights_rejects_mistakes(stackdata):
 
 def test_check_stacked_prediction():
     """Reference: sklearn Pipeline(StandardScaler, Ridge) refitted on all the data."""
-    X, y, _ = datasets.linear_model(50, 10, seed=4)
+    X, y, _ = datasets.linear_model(50, 10, random_state=4)
     Xt = np.random.default_rng(5).standard_normal((7, 10))
     lams = np.array([0.1, 10.0, 1000.0])
     w = np.array([0.6, 0.0, 0.5])
@@ -165,7 +165,7 @@ def test_check_stacked_prediction():
 # --------------------------------------------------------------------------- #
 def test_check_loo_gcv_accepts_brute_force_loo(capsys):
     """Reference: sklearn LeaveOneOut refits for LOO; GCV from the trace of sklearn's hat matrix."""
-    X, y, _ = datasets.linear_model(30, 5, seed=6)
+    X, y, _ = datasets.linear_model(30, 5, random_state=6)
     lams = np.array([0.1, 3.0, 100.0])
     n = len(y)
     loo = np.array([np.mean((y - cross_val_predict(Ridge(alpha=lam), X, y, cv=LeaveOneOut())) ** 2)
@@ -188,7 +188,7 @@ def test_check_loo_gcv_accepts_brute_force_loo(capsys):
 
 def test_check_loo_gcv_names_the_missing_intercept_leverage():
     """Typical mistake: leverages without the intercept's 1/n (closed form of that mistake)."""
-    X, y, _ = datasets.linear_model(30, 5, seed=7)
+    X, y, _ = datasets.linear_model(30, 5, random_state=7)
     Xc, yc = X - X.mean(0), y - y.mean()
     lams = np.array([1.0, 10.0])
     bad, gcv = np.empty(2), np.empty(2)
@@ -214,10 +214,10 @@ def noise():
 
 
 def _screened(X, y, inside):
-    """Reference: kmlib.ridge_extras.screened_ridge_cv (RidgeRegression; the checker uses
+    """Reference: kmlib.cv_studies.screened_ridge_cv (RidgeRegression; the checker uses
     scikit-learn's Ridge and np.corrcoef)."""
-    from kmlib import ridge_extras
-    return ridge_extras.screened_ridge_cv(X, y, 10, 1.0, 5, screen_inside=inside)
+    from kmlib.book import cv_studies
+    return cv_studies.screened_ridge_cv(X, y, 10, 1.0, 5, screen_inside=inside)
 
 
 def test_check_screened_cv_accepts_and_diagnoses(noise, capsys):

@@ -1,4 +1,4 @@
-"""Tests for the chapter-3 exercise checkers (kmlib.exercises.ch03).
+"""Tests for the chapter-3 exercise checkers (kmlib.book.exercises.ch03).
 
 Each checker must accept the right answer (computed here by an independent
 route: np.linalg.cond, math.comb, lstsq, brute-force truncation, explicit
@@ -16,8 +16,8 @@ import _exercise_cells as notebook
 import numpy as np
 import pytest
 
-from kmlib import kernel_trick as kt
-from kmlib.exercises import ch03
+from kmlib.book import kernel_trick as kt
+from kmlib.book.exercises import ch03
 
 pytestmark = pytest.mark.filterwarnings("error")
 
@@ -191,7 +191,7 @@ def cut_problem():
 
 
 def test_check_cutoff_accepts_library_filter(cut_problem, capsys):
-    """Reference: kmlib.kernel_trick.spectral_fit (checker uses pinv of the truncated matrix)."""
+    """Reference: kmlib.book.kernel_trick.spectral_fit (the checker uses a truncated pinv)."""
     Phi, y = cut_problem
     ch03.check_cutoff(kt.spectral_fit(Phi, y, 0.05, "cutoff"), Phi, y, 0.05)
     assert capsys.readouterr().out.startswith("Correct:")

@@ -1,4 +1,4 @@
-"""Tests for the chapter-4 exercise checkers (kmlib.exercises.ch04).
+"""Tests for the chapter-4 exercise checkers (kmlib.book.exercises.ch04).
 
 Each checker must accept the right answer (computed here by an independent route:
 a brute-force double loop over sets, factorials, scikit-learn's Matern kernel, the
@@ -16,7 +16,7 @@ import pytest
 from sklearn.gaussian_process.kernels import Matern
 
 from kmlib import kernels
-from kmlib.exercises import ch04
+from kmlib.book.exercises import ch04
 
 pytestmark = pytest.mark.filterwarnings("error")
 

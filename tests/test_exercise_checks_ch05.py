@@ -1,7 +1,7 @@
-"""Tests for the chapter-5 exercise checkers (kmlib.exercises.ch05).
+"""Tests for the chapter-5 exercise checkers (kmlib.book.exercises.ch05).
 
 Each checker must accept the right answer (computed here by an independent
-route: kmlib.rkhs, a pseudoinverse, the closed-form Mercer eigenvalues, the
+route: kmlib.book.rkhs, a pseudoinverse, the closed-form Mercer eigenvalues, the
 quadratic form), reject typical wrong answers with a diagnosing message that
 does not contain the reference value, and reject ``None``.  The last test runs
 the exercise notebook with solutions (every check prints "Correct:") and with
@@ -16,8 +16,9 @@ import _exercise_cells as notebook
 import numpy as np
 import pytest
 
-from kmlib import kernels, rkhs
-from kmlib.exercises import ch05
+from kmlib import kernels
+from kmlib.book import rkhs
+from kmlib.book.exercises import ch05
 
 pytestmark = pytest.mark.filterwarnings("error")
 
@@ -42,7 +43,7 @@ def finite():
 
 
 def test_check_finite_norm_accepts_kmlib_value(finite, capsys):
-    """Reference: kmlib.rkhs.finite_rkhs_norm2 (eigh) against the checker's least squares."""
+    """Reference: kmlib.book.rkhs.finite_rkhs_norm2 (eigh) against the checker's least squares."""
     K, f = finite
     ch05.check_finite_norm(rkhs.finite_rkhs_norm2(f, K), K, f)
     assert capsys.readouterr().out.startswith("Correct:")
@@ -117,7 +118,7 @@ def test_check_projection_rejects_mistakes(proj):
 # Mercer eigenvalues on a grid
 # --------------------------------------------------------------------------- #
 def test_check_mercer_grid_accepts_kmlib_eigenvalues(capsys):
-    """Reference: kmlib.rkhs.grid_eigenvalues (scipy eigh with an index subset)."""
+    """Reference: kmlib.book.rkhs.grid_eigenvalues (scipy eigh with an index subset)."""
     ch05.check_mercer_grid(rkhs.grid_eigenvalues(400, 4), 400, 4)
     assert capsys.readouterr().out.startswith("Correct:")
 
@@ -140,7 +141,7 @@ A5 = np.array([1.0, -2.0, 0.5, 1.5, -1.0])
 
 
 def test_check_sobolev1_norm_accepts_piecewise_integral(capsys):
-    """Reference: kmlib.rkhs.piecewise_integral of f'^2 (the checker uses alpha^T K alpha)."""
+    """Reference: kmlib.book.rkhs.piecewise_integral of f'^2 (the checker uses alpha^T K alpha)."""
     v = rkhs.piecewise_integral(lambda u: rkhs.sobolev1_derivative(X5, A5, u) ** 2, X5, order=1)
     ch05.check_sobolev1_norm(v, X5, A5)
     assert capsys.readouterr().out.startswith("Correct:")

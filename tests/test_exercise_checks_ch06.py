@@ -1,4 +1,4 @@
-"""Tests for the chapter-6 exercise checkers (kmlib.exercises.ch06).
+"""Tests for the chapter-6 exercise checkers (kmlib.book.exercises.ch06).
 
 Each checker must accept the right answer computed here by an independent route
 (scikit-learn, a dense bordered solve, lstsq, the precision form of the posterior,
@@ -19,8 +19,8 @@ from scipy import optimize
 from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
 
 from kmlib import kernels
-from kmlib import representer as rep
-from kmlib.exercises import ch06
+from kmlib.book import representer as rep
+from kmlib.book.exercises import ch06
 
 pytestmark = pytest.mark.filterwarnings("error")
 
@@ -105,7 +105,7 @@ def test_poisson_accepts_scipy_optimum_and_rejects_mistakes(capsys):
     x, y = ch06.poisson_data()
     K = kernels.gaussian(ch06.POISSON_SIGMA)(x)
     lam = ch06.POISSON_LAM
-    Z = rep.whitened_features(K)
+    Z = kernels.empirical_feature_map(K)
 
     def fun(w):
         eta = Z @ w

@@ -1,4 +1,4 @@
-"""Tests for the chapter-7 exercise checkers (kmlib.exercises.ch07).
+"""Tests for the chapter-7 exercise checkers (kmlib.book.exercises.ch07).
 
 Each checker must accept the right answer (computed here by an independent route:
 a dense solve, scikit-learn, a fine grid, kmlib.model_selection.tune_krr), reject
@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 from sklearn.kernel_ridge import KernelRidge
 
-from kmlib import kernels, rates
+from kmlib import kernels
 from kmlib import model_selection as ms
-from kmlib.exercises import ch07
+from kmlib.book import rates
+from kmlib.book.exercises import ch07
 
 pytestmark = pytest.mark.filterwarnings("error")
 

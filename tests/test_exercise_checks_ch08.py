@@ -1,4 +1,4 @@
-"""Tests for the chapter-8 exercise checkers (kmlib.exercises.ch08).
+"""Tests for the chapter-8 exercise checkers (kmlib.book.exercises.ch08).
 
 Each checker must accept the right answer (computed here by an independent
 route: kmlib's SMO where the checker uses scikit-learn, a root search where it
@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from kmlib import datasets, kernels, margin, svm
-from kmlib.exercises import ch08
+from kmlib import datasets, kernels, svm
+from kmlib.book import margin
+from kmlib.book.exercises import ch08
 
 pytestmark = pytest.mark.filterwarnings("error")
 
@@ -23,7 +24,7 @@ pytestmark = pytest.mark.filterwarnings("error")
 # --------------------------------------------------------------------------- #
 @pytest.fixture(scope="module")
 def clam():
-    X, y = datasets.two_moons(80, noise=0.25, seed=11)
+    X, y = datasets.two_moons(80, noise=0.25, random_state=11)
     C = 1 / (2 * 0.05)
     a, b, *_ = svm.smo_solve(kernels.gaussian(0.7)(X), y, C, tol=1e-10)
     return X, y, C, b
@@ -56,7 +57,7 @@ def test_check_C_rejects_mistakes_without_leaking(clam, mistake, match):
 # --------------------------------------------------------------------------- #
 @pytest.fixture(scope="module")
 def sv_case():
-    X, y = datasets.two_moons(120, noise=0.3, seed=5)
+    X, y = datasets.two_moons(120, noise=0.3, random_state=5)
     a, *_ = svm.smo_solve(kernels.gaussian(0.5)(X), y, 2.0, tol=1e-10)
     sv = np.flatnonzero(a > 1e-8 * 2.0)
     n_free = int(np.sum((a > 1e-8 * 2.0) & (a < (1 - 1e-8) * 2.0)))

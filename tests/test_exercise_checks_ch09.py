@@ -1,7 +1,7 @@
-"""Tests for the chapter-9 exercise checkers (kmlib.exercises.ch09).
+"""Tests for the chapter-9 exercise checkers (kmlib.book.exercises.ch09).
 
 Each checker must accept the right answer (computed here by an independent
-route: a closed form, kmlib.large_scale, features.Nystroem, kmlib.ridge), reject
+route: a closed form, kmlib.book.large_scale, features.Nystroem, kmlib.ridge), reject
 the typical wrong answers with a message that diagnoses the mistake without
 revealing the reference value, and reject ``None``.  The last test runs the
 exercise notebook as written (every check passes) and with every solution
@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 from kmlib import features, kernels, ridge
-from kmlib import large_scale as ls
-from kmlib.exercises import ch09
+from kmlib.book import large_scale as ls
+from kmlib.book.exercises import ch09
 
 pytestmark = pytest.mark.filterwarnings("error")
 
@@ -109,7 +109,8 @@ def test_nystroem_accepts_kmlib_and_features_route(capsys):
     """Second algorithm: features.Nystroem on the distinct anchors (same span)."""
     ch09.check_nystroem(ls.nystroem_gram(kernels.gaussian(1.0)(X40), ANCH), X40, ANCH, 1.0)
     assert "Correct:" in capsys.readouterr().out
-    nys = features.Nystroem(kernels.gaussian(1.0), 5, seed=0).fit(X40[np.unique(ANCH)])
+    nys = features.Nystroem(kernel=kernels.gaussian(1.0), n_components=5,
+                            random_state=0).fit(X40[np.unique(ANCH)])
     P = nys._gram(X40, nys.components_) @ nys.normalization_
     ch09.check_nystroem(P @ P.T, X40, ANCH, 1.0)
 
@@ -169,7 +170,7 @@ ARGS = dict(n=20_000, d=5, block_size=4000, seed=3, sigma=2.0, n_features=50, rf
 @pytest.fixture(scope="module")
 def stream_data():
     blocks = list(ls.regression_blocks(20_000, 5, block_size=4000, seed=3))
-    rff = features.RandomFourierFeatures(2.0, 50, seed=0).fit(blocks[0][0])
+    rff = features.RandomFourierFeatures(sigma=2.0, n_features=50, random_state=0).fit(blocks[0][0])
     return blocks, rff
 
 
@@ -193,7 +194,8 @@ def test_streaming_rejects_mistakes(stream_data):
     per_block = []                                      # new frequencies in every block
     G, b = np.zeros((100, 100)), np.zeros(100)
     for i, (Xb, yb) in enumerate(blocks):
-        Zb = features.RandomFourierFeatures(2.0, 50, seed=i).fit_transform(Xb)
+        Zb = features.RandomFourierFeatures(sigma=2.0, n_features=50,
+                                            random_state=i).fit_transform(Xb)
         G += Zb.T @ Zb
         b += Zb.T @ yb
     per_block = np.linalg.solve(G + np.eye(100), b)

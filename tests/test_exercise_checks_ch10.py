@@ -1,4 +1,4 @@
-"""Tests for the chapter-10 exercise checkers (kmlib.exercises.ch10).
+"""Tests for the chapter-10 exercise checkers (kmlib.book.exercises.ch10).
 
 Each checker must accept the right answer, computed here by an independent
 route (numpy's eigvalsh with a null-space basis, an explicit witness, a dense
@@ -19,7 +19,7 @@ import pytest
 from scipy import linalg
 from scipy.spatial.distance import cdist
 
-from kmlib.exercises import ch10
+from kmlib.book.exercises import ch10
 
 pytestmark = pytest.mark.filterwarnings("error")
 

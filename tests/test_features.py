@@ -82,7 +82,8 @@ def test_rff_mean_over_seeds_matches_reference_kernel(name, kw, ref, variant):
     X = points()
     K = ref(X)
     est, iu = mc_estimates(
-        lambda r: RandomFourierFeatures(SIGMA, 40, variant=variant, seed=1000 + r, **kw),
+        lambda r: RandomFourierFeatures(sigma=SIGMA, n_features=40, variant=variant,
+                                        random_state=1000 + r, **kw),
         X, reps=300)
     mean = est.mean(0)
     se = est.std(0, ddof=1) / math.sqrt(est.shape[0])
@@ -98,7 +99,8 @@ def test_laplacian_rff_is_euclidean_not_l1():
     K1 = np.exp(-dist1 / SIGMA)
     K2 = laplacian_ref(X)
     est, iu = mc_estimates(
-        lambda r: RandomFourierFeatures(SIGMA, 200, kernel="laplacian", seed=r), X, reps=200)
+        lambda r: RandomFourierFeatures(sigma=SIGMA, n_features=200, kernel="laplacian",
+                                        random_state=r), X, reps=200)
     mean = est.mean(0)
     se = est.std(0, ddof=1) / math.sqrt(est.shape[0])
     assert np.all(np.abs(mean - K2[iu]) <= 5 * se)
@@ -108,7 +110,8 @@ def test_laplacian_rff_is_euclidean_not_l1():
 def test_cos_sin_diagonal_is_exactly_one():
     """Closed form: cos^2 + sin^2 = 1, so z(x)^T z(x) = k(x, x) = 1 for every draw."""
     X = points(n=20)
-    Z = RandomFourierFeatures(SIGMA, 17, kernel="matern", nu=1.5, seed=0).fit_transform(X)
+    Z = RandomFourierFeatures(sigma=SIGMA, n_features=17, kernel="matern", nu=1.5,
+                              random_state=0).fit_transform(X)
     np.testing.assert_allclose(np.einsum("ij,ij->i", Z, Z), 1.0, rtol=0, atol=1e-12)
 
 
@@ -128,8 +131,8 @@ def test_variance_scales_like_one_over_D(variant):
     for a, D in enumerate(Ds):
         est = np.empty(reps)
         for r in range(reps):
-            Z = RandomFourierFeatures(SIGMA, int(D), variant=variant,
-                                      seed=10_000 * a + r).fit_transform(X)
+            Z = RandomFourierFeatures(sigma=SIGMA, n_features=int(D), variant=variant,
+                                      random_state=10_000 * a + r).fit_transform(X)
             est[r] = Z[0] @ Z[1]
         var[a] = est.var(ddof=1)
     slope = np.polyfit(np.log(Ds), np.log(var), 1)[0]
@@ -165,7 +168,8 @@ def test_uniform_error_at_bound_holds_in_most_seeds(variant):
     D = rff_uniform_bound(N, eps, delta, variant=variant)
     ok = 0
     for s in range(seeds):
-        Z = RandomFourierFeatures(SIGMA, D, variant=variant, seed=s).fit_transform(X)
+        Z = RandomFourierFeatures(sigma=SIGMA, n_features=D, variant=variant,
+                                  random_state=s).fit_transform(X)
         ok += np.max(np.abs(Z @ Z.T - K)) <= eps
     assert ok >= (1 - delta) * seeds
 
@@ -177,13 +181,14 @@ def test_uniform_error_at_bound_holds_in_most_seeds(variant):
 def test_output_dimensions_and_attributes():
     """Closed form: cos_sin gives 2D columns (cosines then sines), cos_phase gives D."""
     X = points(n=7, d=4)
-    f = RandomFourierFeatures(SIGMA, 250, seed=0).fit(X)
+    f = RandomFourierFeatures(sigma=SIGMA, n_features=250, random_state=0).fit(X)
     Z = f.transform(X)
     assert Z.shape == (7, 500) and f.n_output_features_ == 500 and Z.dtype == np.float64
     assert f.W_.shape == (4, 250) and f.u_ is None
     np.testing.assert_allclose(Z[:, :250], np.cos(X @ f.W_) / math.sqrt(250), atol=1e-14)
     np.testing.assert_allclose(Z[:, 250:], np.sin(X @ f.W_) / math.sqrt(250), atol=1e-14)
-    g = RandomFourierFeatures(SIGMA, 500, variant="cos_phase", seed=0).fit(X)
+    g = RandomFourierFeatures(sigma=SIGMA, n_features=500, variant="cos_phase",
+                              random_state=0).fit(X)
     Zp = g.transform(X)
     assert Zp.shape == (7, 500) and g.u_.shape == (500,)
     assert np.all((g.u_ >= -np.pi) & (g.u_ <= np.pi))
@@ -193,7 +198,7 @@ def test_output_dimensions_and_attributes():
 def test_transform_matches_explicit_sin_cos_many_rows():
     """Explicit numpy np.cos and np.sin (the sines are computed as shifted cosines)."""
     X = points(n=9000, d=2, seed=5)
-    f = RandomFourierFeatures(SIGMA, 3, seed=1).fit(X)
+    f = RandomFourierFeatures(sigma=SIGMA, n_features=3, random_state=1).fit(X)
     P = X @ f.W_
     np.testing.assert_allclose(f.transform(X), np.hstack([np.cos(P), np.sin(P)]) / math.sqrt(3),
                                atol=1e-14)
@@ -201,7 +206,7 @@ def test_transform_matches_explicit_sin_cos_many_rows():
 
 def test_gaussian_frequency_law():
     """Reference: W ~ N(0, sigma^-2 I), checked by the sample second moment (many draws)."""
-    f = RandomFourierFeatures(0.5, 200_000, seed=0).fit(np.zeros((1, 2)))
+    f = RandomFourierFeatures(sigma=0.5, n_features=200_000, random_state=0).fit(np.zeros((1, 2)))
     np.testing.assert_allclose(f.W_.var(axis=1), 1 / 0.25, rtol=0.02)
     assert abs(np.corrcoef(f.W_)[0, 1]) < 0.01
 
@@ -216,14 +221,14 @@ def test_determinism_with_seed(cls, args):
     """Same int seed -> identical output (also on refit); different seeds -> different;
     a Generator seed advances between fits."""
     X = points(n=12)
-    a = cls(seed=3, **args).fit_transform(X)
-    est = cls(seed=3, **args)
+    a = cls(random_state=3, **args).fit_transform(X)
+    est = cls(random_state=3, **args)
     b = est.fit_transform(X)
     np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(a, est.fit_transform(X))
-    c = cls(seed=4, **args).fit_transform(X)
+    c = cls(random_state=4, **args).fit_transform(X)
     assert not np.allclose(a, c)
-    g = cls(seed=np.random.default_rng(0), **args)
+    g = cls(random_state=np.random.default_rng(0), **args)
     assert not np.allclose(g.fit_transform(X), g.fit_transform(X))
 
 
@@ -235,7 +240,7 @@ def test_nystroem_exact_when_all_points_are_landmarks():
     """Reference: scikit-learn rbf_kernel; with m = n, Phi Phi^T = K."""
     X = points(n=60, d=2, scale=1.5, seed=1)
     K = gaussian_ref(X, 1.0)
-    ny = Nystroem(rbf_callable(1.0), 60, seed=0).fit(X)
+    ny = Nystroem(kernel=rbf_callable(1.0), n_components=60, random_state=0).fit(X)
     Phi = ny.transform(X)
     assert Phi.shape == (60, 60)
     np.testing.assert_allclose(Phi @ Phi.T, K, rtol=0, atol=1e-8)
@@ -246,7 +251,7 @@ def test_nystroem_matches_explicit_pinv_formula():
     X = points(n=200, d=2, scale=2.0, seed=2)
     Xnew = points(n=30, d=2, scale=2.0, seed=9)
     k = rbf_callable(0.7)
-    ny = Nystroem(k, 25, seed=1).fit(X)
+    ny = Nystroem(kernel=k, n_components=25, random_state=1).fit(X)
     idx = ny.component_indices_
     assert idx.shape == (25,) and np.unique(idx).size == 25
     assert idx.min() >= 0 and idx.max() < 200
@@ -271,7 +276,7 @@ def test_nystroem_rank_deficient_landmark_gram():
     def linear(A, B=None):
         return A @ (A if B is None else B).T
 
-    ny = Nystroem(linear, 10, seed=0, rtol=1e-10).fit(X)
+    ny = Nystroem(kernel=linear, n_components=10, random_state=0, rtol=1e-10).fit(X)
     assert ny.rank_ == 3
     assert np.all(np.isfinite(ny.normalization_))
     Phi = ny.transform(X)
@@ -287,7 +292,7 @@ def test_nystroem_any_kernel_matern():
     X = points(n=50, d=2, scale=1.0, seed=6)
     m = Matern(length_scale=0.5, nu=1.5)
     k = lambda A, B=None: m(A, B)  # noqa: E731
-    ny = Nystroem(k, 15, seed=2).fit(X)
+    ny = Nystroem(kernel=k, n_components=15, random_state=2).fit(X)
     L = ny.components_
     ref = m(X, L) @ np.linalg.pinv(m(L), hermitian=True) @ m(L, X)
     Phi = ny.transform(X)
@@ -302,7 +307,7 @@ def test_nystroem_schur_complement_is_psd(seed, m, sigma):
     numpy eigvalsh on a scikit-learn Gram matrix."""
     X = np.random.default_rng(seed).uniform(-2, 2, size=(20, 2))
     k = rbf_callable(sigma)
-    Phi = Nystroem(k, m, seed=seed).fit_transform(X)
+    Phi = Nystroem(kernel=k, n_components=m, random_state=seed).fit_transform(X)
     R = k(X) - Phi @ Phi.T
     assert np.min(np.linalg.eigvalsh(0.5 * (R + R.T))) >= -1e-8
 
@@ -319,7 +324,7 @@ def test_positive_features_unbiased_for_softmax_kernel():
     D, reps = 20, 3000
     est = np.empty(reps)
     for r in range(reps):
-        P = PositiveRandomFeatures(D, seed=r).fit_transform(X)
+        P = PositiveRandomFeatures(n_features=D, random_state=r).fit_transform(X)
         est[r] = P[0] @ P[1]
     target = math.exp(X[0] @ X[1])
     se = est.std(ddof=1) / math.sqrt(reps)
@@ -331,7 +336,7 @@ def test_positive_features_unbiased_for_softmax_kernel():
 def test_positive_features_are_positive_and_match_formula():
     """Explicit numpy formula exp(-||x||^2/2 + w^T x)/sqrt(D); every entry > 0."""
     X = points(n=30, d=4, scale=1.5, seed=8)
-    f = PositiveRandomFeatures(64, seed=0).fit(X)
+    f = PositiveRandomFeatures(n_features=64, random_state=0).fit(X)
     P = f.transform(X)
     assert P.shape == (30, 64) and f.W_.shape == (4, 64)
     assert np.all(P > 0)
@@ -360,7 +365,7 @@ X_OK = points(n=10, d=3)
     (dict(kernel="matern", nu=-1.5), "nu"),
     (dict(kernel="matern", nu=float("nan")), "nu"),
     (dict(kernel="gaussian", nu=1.5), "nu"),
-    (dict(seed="abc"), "seed"),
+    (dict(random_state="abc"), "random_state"),
 ])
 def test_rff_bad_hyperparameters(kwargs, match):
     params = dict(sigma=1.0, n_features=10)
@@ -370,9 +375,9 @@ def test_rff_bad_hyperparameters(kwargs, match):
 
 
 @pytest.mark.parametrize("make", [
-    lambda: RandomFourierFeatures(1.0, 10, seed=0),
-    lambda: PositiveRandomFeatures(10, seed=0),
-    lambda: Nystroem(rbf_callable(1.0), 5, seed=0),
+    lambda: RandomFourierFeatures(sigma=1.0, n_features=10, random_state=0),
+    lambda: PositiveRandomFeatures(n_features=10, random_state=0),
+    lambda: Nystroem(kernel=rbf_callable(1.0), n_components=5, random_state=0),
 ], ids=["rff", "positive", "nystroem"])
 def test_bad_data_everywhere(make):
     """NotFittedError before fit; NaN in fit or transform; dimension mismatch."""
@@ -393,24 +398,25 @@ def test_bad_data_everywhere(make):
 
 def test_positive_features_bad_n_features():
     with pytest.raises(ValueError, match="n_features"):
-        PositiveRandomFeatures(0).fit(X_OK)
+        PositiveRandomFeatures(n_features=0).fit(X_OK)
     with pytest.raises(ValueError, match="n_features"):
-        PositiveRandomFeatures("8").fit(X_OK)
+        PositiveRandomFeatures(n_features="8").fit(X_OK)
 
 
 def test_nystroem_bad_input():
     with pytest.raises(ValueError, match="n_components must be <= n_samples"):
-        Nystroem(rbf_callable(1.0), 11).fit(X_OK)
+        Nystroem(kernel=rbf_callable(1.0), n_components=11).fit(X_OK)
     with pytest.raises(ValueError, match="n_components"):
-        Nystroem(rbf_callable(1.0), 0).fit(X_OK)
+        Nystroem(kernel=rbf_callable(1.0), n_components=0).fit(X_OK)
     with pytest.raises(ValueError, match="kernel must be a callable"):
-        Nystroem("rbf", 5).fit(X_OK)
+        Nystroem(kernel="rbf", n_components=5).fit(X_OK)
     with pytest.raises(ValueError, match="rtol"):
-        Nystroem(rbf_callable(1.0), 5, rtol=-1.0).fit(X_OK)
+        Nystroem(kernel=rbf_callable(1.0), n_components=5, rtol=-1.0).fit(X_OK)
     with pytest.raises(ValueError, match=r"kernel\(X(, Y)?\) must return a Gram matrix of shape"):
-        Nystroem(lambda A, B=None: np.ones((2, 2)), 5).fit(X_OK)
+        Nystroem(kernel=lambda A, B=None: np.ones((2, 2)), n_components=5).fit(X_OK)
     with pytest.raises(ValueError, match=r"kernel\(X(, Y)?\) returned NaN"):
-        Nystroem(lambda A, B=None: np.full((len(A), len(B)), np.nan), 5).fit(X_OK)
+        Nystroem(kernel=lambda A, B=None: np.full((len(A), len(B)), np.nan),
+                 n_components=5).fit(X_OK)
 
 
 @pytest.mark.parametrize("args,kw,match", [
@@ -436,8 +442,8 @@ def test_rff_takes_a_kernel_object_like_the_other_estimators(kernel_obj, named):
     """Reference: the family-name form with the same parameters (gamma = 1/sigma for the
     Laplacian) draws the same frequencies from the same seed."""
     X = np.random.default_rng(0).standard_normal((6, 3))
-    a = RandomFourierFeatures(kernel=kernel_obj, n_features=9, seed=4).fit_transform(X)
-    b = RandomFourierFeatures(n_features=9, seed=4, **named).fit_transform(X)
+    a = RandomFourierFeatures(kernel=kernel_obj, n_features=9, random_state=4).fit_transform(X)
+    b = RandomFourierFeatures(n_features=9, random_state=4, **named).fit_transform(X)
     np.testing.assert_array_equal(a, b)
     with pytest.raises(ValueError, match="leave sigma=1.0 and nu=None"):
         RandomFourierFeatures(kernel=kernel_obj, sigma=3.0).fit(X)

@@ -229,16 +229,16 @@ def test_two_runs_write_identical_csvs(graded):
 
 def test_real_sheet_solution_stub_and_patched_checkers(tmp_path):
     """Chapter 6's sheet: the solution earns 11, the stub 0, and a notebook that monkey-patches
-    ``kmlib.exercises.ch06`` (and numpy) while giving a wrong answer still fails that check."""
+    ``kmlib.book.exercises.ch06`` (and numpy) while giving a wrong answer still fails that check."""
     sheet = ROOT / "exercises" / "06_representer.md"
     (sol_path, stu_path), = make_exercises.generate(tmp_path / "gen", [sheet])
     solution = nbformat.read(sol_path, as_version=4)
     patcher = _after(
         _replace(solution, "fitted = K @ alpha", "fitted = K @ alpha + 1.0"),
-        "from kmlib.exercises import ch06",
-        "import numpy as np\nimport kmlib.exercises\nfrom kmlib.exercises import ch06\n"
+        "from kmlib.book.exercises import ch06",
+        "import numpy as np\nimport kmlib.book.exercises\nfrom kmlib.book.exercises import ch06\n"
         "ch06.check_krr_fitted = lambda *a, **k: print('Correct: patched')\n"
-        "kmlib.exercises.ch06 = ch06\nnp.allclose = lambda *a, **k: True\n"
+        "kmlib.book.exercises.ch06 = ch06\nnp.allclose = lambda *a, **k: True\n"
         "check_krr_fitted = ch06.check_krr_fitted")
     folder = tmp_path / "class"
     folder.mkdir()

@@ -1,4 +1,4 @@
-"""Tests of kmlib.kernel_algebra, each against an independent reference.
+"""Tests of kmlib.book.kernel_algebra, each against an independent reference.
 
 References used: closed forms evaluated entry by entry in plain Python, brute-force
 double loops, scikit-learn's Matern kernel, numpy's pinv/SVD for the whitened map,
@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from kmlib import kernel_algebra as ka
 from kmlib import kernels
+from kmlib.book import kernel_algebra as ka
 
 
 def _pts(n=12, d=2, seed=0):

@@ -52,7 +52,7 @@ def test_matches_sklearn_precomputed(lam):
     """Reference: sklearn KernelRidge(alpha=lam, kernel='precomputed') on the same Gram matrices."""
     X, y, Xt = _data()
     k = rbf(0.4)
-    ours = KernelRidge(k, lam).fit(X, y)
+    ours = KernelRidge(kernel=k, lam=lam).fit(X, y)
     sk = SkKernelRidge(alpha=lam, kernel="precomputed").fit(k(X), y)
     assert _rel(ours.dual_coef_, sk.dual_coef_) <= 1e-8
     assert _rel(ours.predict(Xt), sk.predict(k(Xt, X))) <= 1e-8
@@ -63,7 +63,7 @@ def test_matches_sklearn_precomputed(lam):
 def test_matches_sklearn_rbf(gamma):
     """Reference: sklearn KernelRidge(kernel='rbf') computing its own kernel."""
     X, y, Xt = _data(seed=1)
-    ours = KernelRidge(rbf(gamma), 0.05).fit(X, y).predict(Xt)
+    ours = KernelRidge(kernel=rbf(gamma), lam=0.05).fit(X, y).predict(Xt)
     sk = SkKernelRidge(alpha=0.05, kernel="rbf", gamma=gamma).fit(X, y).predict(Xt)
     assert _rel(ours, sk) <= 1e-8
 
@@ -73,7 +73,7 @@ def test_linear_kernel_equals_primal_ridge():
     X, y, Xt = _data(n=30, p=4, seed=2)
     lam = 0.7
     beta = np.linalg.solve(X.T @ X + lam * np.eye(4), X.T @ y)
-    pred = KernelRidge(linear, lam).fit(X, y).predict(Xt)
+    pred = KernelRidge(kernel=linear, lam=lam).fit(X, y).predict(Xt)
     assert _rel(pred, Xt @ beta) <= 1e-10
 
 
@@ -83,7 +83,7 @@ def test_one_dimensional_inputs():
     x = rng.uniform(0, 1, 25)
     y = np.sin(4 * np.pi * x)
     xt = np.linspace(0, 1, 11)
-    ours = KernelRidge(rbf(20.0), 1e-3).fit(x, y).predict(xt)
+    ours = KernelRidge(kernel=rbf(20.0), lam=1e-3).fit(x, y).predict(xt)
     sk = SkKernelRidge(alpha=1e-3, kernel="rbf", gamma=20.0).fit(x[:, None], y).predict(xt[:, None])
     assert _rel(ours, sk) <= 1e-8
 
@@ -108,7 +108,7 @@ def test_lam0_min_norm_interpolant_equals_pinv_and_warns_once():
     assert np.linalg.matrix_rank(K) == 8
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        model = KernelRidge(k, 0.0).fit(X, y)
+        model = KernelRidge(kernel=k, lam=0.0).fit(X, y)
     runtime = [w for w in rec if issubclass(w.category, RuntimeWarning)]
     assert len(runtime) == 1 and len(rec) == 1
     assert "minimum-norm" in str(runtime[0].message)
@@ -127,7 +127,7 @@ def test_lam0_full_rank_interpolates_without_warning():
     k = rbf(1.0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        model = KernelRidge(k, 0).fit(X, y)
+        model = KernelRidge(kernel=k, lam=0).fit(X, y)
     assert _rel(model.dual_coef_, np.linalg.solve(k(X), y)) <= 1e-10
     assert np.allclose(model.predict(X), y, atol=1e-10)
 
@@ -165,7 +165,7 @@ def test_no_warning_in_normal_use():
     X, y, Xt = _data(seed=7)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        KernelRidge(rbf(0.5), 0.1).fit(X, y).predict(Xt)
+        KernelRidge(kernel=rbf(0.5), lam=0.1).fit(X, y).predict(Xt)
 
 
 # ---------------------------------------------------------------------------
@@ -179,7 +179,7 @@ def test_krr_fit_agrees_with_estimator_and_lu():
     K0 = K.copy()
     alpha = krr_fit(K, y, 0.2)
     assert np.array_equal(K, K0), "krr_fit must not modify K"
-    assert _rel(alpha, KernelRidge(k, 0.2).fit(X, y).dual_coef_) <= 1e-12
+    assert _rel(alpha, KernelRidge(kernel=k, lam=0.2).fit(X, y).dual_coef_) <= 1e-12
     assert _rel(alpha, np.linalg.solve(K + 0.2 * np.eye(len(y)), y)) <= 1e-10
 
 
@@ -196,7 +196,7 @@ def test_fit_returns_self_and_keeps_hyperparameters():
     """scikit-learn convention: fit returns self; __init__ stores its arguments unchanged."""
     X, y, _ = _data(seed=10)
     k = rbf(1.0)
-    model = KernelRidge(k, lam=2)
+    model = KernelRidge(kernel=k, lam=2)
     assert model.fit(X, y) is model
     assert model.lam == 2 and model.kernel is k
     assert model.X_fit_.shape == X.shape
@@ -214,7 +214,7 @@ def test_fit_returns_self_and_keeps_hyperparameters():
 def test_bad_lam(lam, match):
     X, y, _ = _data(n=10)
     with pytest.raises(ValueError, match=match):
-        KernelRidge(rbf(1.0), lam).fit(X, y)
+        KernelRidge(kernel=rbf(1.0), lam=lam).fit(X, y)
     with pytest.raises(ValueError, match=match):
         krr_fit(rbf(1.0)(X), y, lam)
 
@@ -225,22 +225,22 @@ def test_bad_data_for_estimator():
     Xn = X.copy()
     Xn[2, 1] = np.nan
     with pytest.raises(ValueError, match="X contains 1 NaN or infinite"):
-        KernelRidge(k, 1.0).fit(Xn, y)
+        KernelRidge(kernel=k, lam=1.0).fit(Xn, y)
     yi = y.copy()
     yi[0] = np.inf
     with pytest.raises(ValueError, match="y contains 1 NaN or infinite"):
-        KernelRidge(k, 1.0).fit(X, yi)
+        KernelRidge(kernel=k, lam=1.0).fit(X, yi)
     with pytest.raises(ValueError, match="same number of samples; got 10 and 9"):
-        KernelRidge(k, 1.0).fit(X, y[:-1])
+        KernelRidge(kernel=k, lam=1.0).fit(X, y[:-1])
     with pytest.raises(ValueError, match="y must be 1-D"):
-        KernelRidge(k, 1.0).fit(X, np.ones((10, 2)))
+        KernelRidge(kernel=k, lam=1.0).fit(X, np.ones((10, 2)))
     with pytest.raises(ValueError, match="kernel must be a callable"):
-        KernelRidge("rbf", 1.0).fit(X, y)
+        KernelRidge(kernel="rbf", lam=1.0).fit(X, y)
 
 
 def test_predict_before_fit_and_wrong_width():
     X, y, Xt = _data(n=10)
-    model = KernelRidge(rbf(1.0), 1.0)
+    model = KernelRidge(kernel=rbf(1.0), lam=1.0)
     with pytest.raises(NotFittedError, match="not fitted yet"):
         model.predict(Xt)
     model.fit(X, y)
@@ -268,11 +268,11 @@ def test_bad_kernel_output():
 
     msg = r"kernel\(X\) must return a Gram matrix of shape \(10, 10\)"
     with pytest.raises(ValueError, match=msg):
-        KernelRidge(wrong_shape, 1.0).fit(X, y)
+        KernelRidge(kernel=wrong_shape, lam=1.0).fit(X, y)
     with pytest.raises(ValueError, match="must be a symmetric Gram matrix"):
-        KernelRidge(not_symmetric, 1.0).fit(X, y)
+        KernelRidge(kernel=not_symmetric, lam=1.0).fit(X, y)
     with pytest.raises(ValueError, match="NaN or infinite"):
-        KernelRidge(non_finite, 1.0).fit(X, y)
+        KernelRidge(kernel=non_finite, lam=1.0).fit(X, y)
 
     def overflowing_asymmetry(A, B=None):
         K = np.zeros((len(A), len(A)))
@@ -280,7 +280,7 @@ def test_bad_kernel_output():
         return K
 
     with pytest.raises(ValueError, match="must be a symmetric Gram matrix"):
-        KernelRidge(overflowing_asymmetry, 1.0).fit(X, y)
+        KernelRidge(kernel=overflowing_asymmetry, lam=1.0).fit(X, y)
 
 
 def test_bad_gram_for_krr_fit():
@@ -318,7 +318,7 @@ def test_fit_falls_back_on_a_fresh_gram_after_cholesky_destroys_its_own():
     assert np.linalg.eigvalsh(K).min() < -1e-3
     lam = 1e-3
     with pytest.warns(RuntimeWarning, match="eigendecomposition"):
-        model = KernelRidge(indefinite, lam=lam).fit(X, y)
+        model = KernelRidge(kernel=indefinite, lam=lam).fit(X, y)
     assert model.solver_ == "eigh"
     np.testing.assert_allclose(model.dual_coef_, np.linalg.pinv(K + lam * np.eye(12)) @ y,
                                rtol=1e-8, atol=1e-10)

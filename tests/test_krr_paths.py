@@ -1,4 +1,4 @@
-"""Tests of the fast KRR model-selection paths (kmlib.model_selection.krr_selection).
+"""Tests of the fast KRR model-selection paths (krr_spectral, krr_cv and krr_tuning).
 
 References trusted, named in each test: brute-force refits with LAPACK LU
 solves (numpy.linalg.solve) on every fold / left-out point / penalty,
@@ -18,7 +18,7 @@ from sklearn.model_selection import LeaveOneOut, cross_val_score
 
 from kmlib._folds import KFold
 from kmlib.krr import KernelRidge
-from kmlib.model_selection.krr_selection import (
+from kmlib.model_selection import (
     KRRTuningTable,
     krr_cv_path,
     krr_loo,
@@ -110,10 +110,10 @@ def test_path_does_not_modify_inputs():
 # ---------------------------------------------------------------------------
 @pytest.mark.parametrize("v", [2, 5, 7])
 def test_cv_path_int_folds_equals_brute_force(v):
-    """Reference: refit by LU on every fold of KFold(v, shuffle=True, seed=0), every lam."""
+    """Reference: refit by LU on every fold of KFold(v, shuffle=True, random_state=0), every lam."""
     X, y = _data(n=43, seed=2)
     K = rbf(0.8)(X)
-    pairs = list(KFold(v, shuffle=True, seed=0).split(len(y)))
+    pairs = list(KFold(v, shuffle=True, random_state=0).split(len(y)))
     cv = krr_cv_path(K, y, LAMS, v)
     np.testing.assert_allclose(cv, brute_cv(K, y, LAMS, pairs), rtol=1e-7)
     np.testing.assert_array_equal(cv, krr_cv_path(K, y, LAMS, pairs))
@@ -123,7 +123,7 @@ def test_cv_path_larger_blocks_equal_brute_force():
     """Reference: LU refits with training blocks of ~100 points (several Householder blocks)."""
     X, y = _data(n=150, p=3, seed=13)
     K = rbf(0.5)(X)
-    pairs = list(KFold(3, shuffle=True, seed=0).split(150))
+    pairs = list(KFold(3, shuffle=True, random_state=0).split(150))
     np.testing.assert_allclose(krr_cv_path(K, y, LAMS, 3), brute_cv(K, y, LAMS, pairs), rtol=1e-7)
 
 
@@ -162,7 +162,7 @@ def test_cv_path_lam0_matches_min_norm_refits():
     A = rng.standard_normal((12, 4))
     K = A @ A.T
     y = rng.standard_normal(12)
-    pairs = list(KFold(3, shuffle=True, seed=0).split(12))
+    pairs = list(KFold(3, shuffle=True, random_state=0).split(12))
     ref = sum(np.sum((y[te] - K[np.ix_(te, tr)] @ np.linalg.pinv(K[np.ix_(tr, tr)]) @ y[tr]) ** 2)
               for tr, te in pairs) / 12
     np.testing.assert_allclose(krr_cv_path(K, y, [0.0], pairs)[0], ref, rtol=1e-8)
@@ -188,7 +188,7 @@ def test_cv_path_indefinite_blocks_fall_back_and_warn_once():
     assert np.diag(K).min() > 0
     y = rng.standard_normal(12)
     lams = [0.1, 5.0]
-    pairs = list(KFold(3, shuffle=True, seed=0).split(12))
+    pairs = list(KFold(3, shuffle=True, random_state=0).split(12))
     with pytest.warns(RuntimeWarning, match="not numerically positive definite") as rec:
         cv = krr_cv_path(K, y, lams, pairs)
     assert len(rec) == 1
@@ -245,7 +245,7 @@ def test_tune_krr_picks_exhaustive_grid_minimiser():
     X, y = _data(n=30, seed=10)
     gammas = [0.1, 0.5, 2.0, 8.0]
     lams = np.logspace(-4, 1, 6)
-    pairs = list(KFold(4, shuffle=True, seed=0).split(len(y)))
+    pairs = list(KFold(4, shuffle=True, random_state=0).split(len(y)))
     brute = np.empty((len(gammas), len(lams)))
     for i, g in enumerate(gammas):
         for j, lam in enumerate(lams):
@@ -309,7 +309,7 @@ def test_property_path_and_loo_equal_brute_force(problem):
 def test_property_cv_path_equals_brute_force(problem):
     """Reference: brute-force LU refits on 3 folds, for random K = A A^T."""
     K, y, lams = problem
-    pairs = list(KFold(3, shuffle=True, seed=1).split(len(y)))
+    pairs = list(KFold(3, shuffle=True, random_state=1).split(len(y)))
     np.testing.assert_allclose(krr_cv_path(K, y, lams, pairs), brute_cv(K, y, lams, pairs),
                                rtol=1e-7, atol=1e-12 * (1 + np.max(np.abs(y))) ** 2)
 

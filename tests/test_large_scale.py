@@ -1,4 +1,4 @@
-"""Tests for kmlib.large_scale (chapter "Large-scale kernel machines").
+"""Tests for kmlib.book.large_scale (chapter "Large-scale kernel machines").
 
 Every test names the independent reference it trusts: a closed form, a theorem's
 inequality, a second algorithm (scikit-learn, a dense solve, an SVD), or a Monte
@@ -13,7 +13,7 @@ import pytest
 from scipy import integrate, linalg
 
 from kmlib import features, kernels, ridge
-from kmlib import large_scale as ls
+from kmlib.book import large_scale as ls
 
 
 # --------------------------------------------------------------------------- #
@@ -88,7 +88,7 @@ def test_rff_pair_estimates_agree_with_the_feature_map():
     x, xp = np.array([0.3, -0.2]), np.array([-0.1, 0.4])
     est = ls.rff_pair_estimates(x, xp, 1.5, 7, 1, seed=np.random.default_rng(4))
     W = np.random.default_rng(4).standard_normal((1, 7, 2))[0] / 1.5
-    rff = features.RandomFourierFeatures(1.5, 7).fit(x[None])
+    rff = features.RandomFourierFeatures(sigma=1.5, n_features=7).fit(x[None])
     rff.W_ = W.T
     Z = rff.transform(np.vstack([x, xp]))
     assert est[0] == pytest.approx(Z[0] @ Z[1], rel=1e-12)
@@ -124,7 +124,7 @@ def test_softmax_features_agree_with_positive_random_features_class():
     x, xp = np.array([0.2, -0.1]), np.array([0.3, 0.4])
     est, _ = ls.softmax_prf_estimates(x, xp, 9, 1, seed=np.random.default_rng(5))
     W = np.random.default_rng(5).standard_normal((1, 9, 2))[0]
-    prf = features.PositiveRandomFeatures(9).fit(x[None])
+    prf = features.PositiveRandomFeatures(n_features=9).fit(x[None])
     prf.W_ = W.T
     P = prf.transform(np.vstack([x, xp]))
     assert est[0] == pytest.approx(P[0] @ P[1], rel=1e-12)
@@ -145,7 +145,8 @@ def test_uniform_max_errors_brute_force():
     """Brute force: max over pairs of |z_i.z_j - k_ij| with the same seeded feature map."""
     X = np.random.default_rng(6).standard_normal((12, 2))
     err = ls.uniform_max_errors(X, 0.8, 15, 1, seed=np.random.default_rng(2))[0]
-    Z = features.RandomFourierFeatures(0.8, 15, seed=np.random.default_rng(2)).fit_transform(X)
+    Z = features.RandomFourierFeatures(sigma=0.8, n_features=15,
+                                       random_state=np.random.default_rng(2)).fit_transform(X)
     K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / (2 * 0.8**2))
     assert err == pytest.approx(np.abs(Z @ Z.T - K).max(), rel=1e-10)
 
@@ -175,7 +176,7 @@ def test_nystroem_reproduces_anchor_columns_and_leaves_a_psd_schur_complement(gr
 def test_nystroem_matches_the_feature_map_of_features_module(gram):
     """Second algorithm: features.Nystroem's Phi Phi^T with the same landmarks."""
     K, X = gram
-    nys = features.Nystroem(kernels.gaussian(1.0), 20, seed=4).fit(X)
+    nys = features.Nystroem(kernel=kernels.gaussian(1.0), n_components=20, random_state=4).fit(X)
     P = nys.transform(X)
     assert np.allclose(ls.nystroem_gram(K, nys.component_indices_), P @ P.T, atol=1e-9)
 
@@ -228,7 +229,7 @@ def test_two_moons_exact_accuracy_matches_scikit_learn():
     from kmlib.datasets import two_moons
     res = ls.two_moons_study([5, 200], n=200, n_seeds=2, seed=3)
     for s in range(2):
-        X, y = two_moons(200, 0.2, seed=np.random.default_rng([3, s]))
+        X, y = two_moons(200, 0.2, random_state=np.random.default_rng([3, s]))
         sk = KernelRidge(alpha=1e-3, kernel="rbf", gamma=1 / (2 * res["sigma"][s] ** 2))
         acc = np.mean(np.sign(sk.fit(X[60:], y[60:]).predict(X[:60])) == y[:60])
         assert res["acc_exact"][s] == pytest.approx(acc)

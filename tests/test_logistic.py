@@ -72,7 +72,7 @@ def gradient(K, y, alpha, mu, lam):
 def test_linear_kernel_matches_sklearn(lam):
     """Reference: sklearn LogisticRegression(C=1/(2 lam)); w = X^T alpha and mu agree to 1e-5."""
     X, y = noisy_linear()
-    ours = KernelLogisticRegression(linear, lam=lam).fit(X, y)
+    ours = KernelLogisticRegression(kernel=linear, lam=lam).fit(X, y)
     sk = LogisticRegression(C=1 / (2 * lam), tol=1e-10, max_iter=10000).fit(X, y)
     w = X.T @ ours.dual_coef_
     np.testing.assert_allclose(w, sk.coef_[0], rtol=0, atol=1e-5)
@@ -108,7 +108,7 @@ def test_gradient_vanishes_at_solution(lam, gamma):
     X, y = circles()
     K = rbf(gamma)(X)
     tol = 1e-8
-    m = KernelLogisticRegression(rbf(gamma), lam=lam, tol=tol).fit(X, y)
+    m = KernelLogisticRegression(kernel=rbf(gamma), lam=lam, tol=tol).fit(X, y)
     g = gradient(K, y, m.dual_coef_, m.intercept_, lam)
     assert np.linalg.norm(g) < tol
     assert m.grad_norm_ < tol
@@ -126,7 +126,7 @@ def test_larger_n_every_factorisation_reaches_stationarity(gamma, lam, solver):
     K = rbf(gamma)(X)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        m = KernelLogisticRegression("precomputed", lam=lam).fit(K, y)
+        m = KernelLogisticRegression(kernel="precomputed", lam=lam).fit(K, y)
     assert m.solver_ == solver
     assert np.linalg.norm(gradient(K, y, m.dual_coef_, m.intercept_, lam)) < m.tol
 
@@ -136,7 +136,7 @@ def test_linear_kernel_low_rank_path_matches_sklearn():
     rank 3 and the Newton systems go through the low-rank factor."""
     X, y = noisy_linear(n=400, seed=8)
     lam = 0.5
-    ours = KernelLogisticRegression(linear, lam=lam).fit(X, y)
+    ours = KernelLogisticRegression(kernel=linear, lam=lam).fit(X, y)
     sk = LogisticRegression(C=1 / (2 * lam), tol=1e-10, max_iter=10000).fit(X, y)
     assert ours.solver_ == "low rank"
     np.testing.assert_allclose(X.T @ ours.dual_coef_, sk.coef_[0], rtol=0, atol=1e-5)
@@ -153,7 +153,7 @@ def test_objective_not_beaten_by_lbfgs():
     X, y = circles(n=60)
     lam = 0.05
     K = rbf(1.0)(X)
-    m = KernelLogisticRegression("precomputed", lam=lam).fit(K, y)
+    m = KernelLogisticRegression(kernel="precomputed", lam=lam).fit(K, y)
     ours = objective(K, y, m.dual_coef_, m.intercept_, lam)
     evals, U = np.linalg.eigh(K)
     Phi = U * np.sqrt(np.clip(evals, 0.0, None))
@@ -184,7 +184,7 @@ def test_random_problems_reach_stationarity(seed, n, loglam, gamma):
     K = rbf(gamma)(X)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        m = KernelLogisticRegression("precomputed", lam=lam, tol=1e-7).fit(K, y)
+        m = KernelLogisticRegression(kernel="precomputed", lam=lam, tol=1e-7).fit(K, y)
     assert np.linalg.norm(gradient(K, y, m.dual_coef_, m.intercept_, lam)) < 1e-7
 
 
@@ -195,7 +195,7 @@ def test_predict_proba_identities():
     """Reference: rows sum to 1 and P(Y=1|x) = expit(eta), columns ordered (-1, 1)."""
     X, y = circles()
     Xt, _ = circles(n=40, seed=9)
-    m = KernelLogisticRegression(rbf(1.0), lam=0.01).fit(X, y)
+    m = KernelLogisticRegression(kernel=rbf(1.0), lam=0.01).fit(X, y)
     P = m.predict_proba(Xt)
     eta = m.decision_function(Xt)
     assert P.shape == (40, 2)
@@ -209,7 +209,7 @@ def test_predict_proba_extreme_log_odds_is_stable():
     """Reference: expit's limits: log-odds of +-1e4 give probabilities exactly 0/1, no warnings."""
     X, y = circles(n=30)
     K = rbf(1.0)(X)
-    m = KernelLogisticRegression("precomputed", lam=1.0).fit(K, y)
+    m = KernelLogisticRegression(kernel="precomputed", lam=1.0).fit(K, y)
     m.dual_coef_ = np.zeros(30)
     m.intercept_ = 0.0
     Kt = np.zeros((2, 30))
@@ -244,7 +244,7 @@ def test_separable_data_tiny_lam_is_finite_without_warnings(kernel, lam):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with np.errstate(all="raise"):
-            m = KernelLogisticRegression(k, lam=lam).fit(X, y)
+            m = KernelLogisticRegression(kernel=k, lam=lam).fit(X, y)
             P = m.predict_proba(X)
     assert np.all(np.isfinite(m.dual_coef_)) and np.isfinite(m.intercept_)
     assert np.all(np.isfinite(P))
@@ -258,7 +258,7 @@ def test_max_iter_warns_once():
     X, y = circles()
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        m = KernelLogisticRegression(rbf(1.0), lam=1e-3, max_iter=1).fit(X, y)
+        m = KernelLogisticRegression(kernel=rbf(1.0), lam=1e-3, max_iter=1).fit(X, y)
     runtime = [w for w in rec if issubclass(w.category, RuntimeWarning)]
     assert len(runtime) == 1 and "max_iter" in str(runtime[0].message)
     assert m.n_iter_ == 1
@@ -279,13 +279,13 @@ def test_bad_input_raises():
     assert_rejects_bad_inputs(KernelLogisticRegression, X, y, k)
     for lam in (-1.0, np.inf, "x"):
         with pytest.raises(ValueError, match="lam must"):
-            KernelLogisticRegression(k, lam=lam).fit(X, y)
+            KernelLogisticRegression(kernel=k, lam=lam).fit(X, y)
     with pytest.raises(ValueError, match="lam must be > 0"):
-        KernelLogisticRegression(k, lam=0.0).fit(X, y)
+        KernelLogisticRegression(kernel=k, lam=0.0).fit(X, y)
     one_class = r"got only one class, the label -1\.0 \(the intercept would diverge\)"
     with pytest.raises(ValueError, match=one_class):
-        KernelLogisticRegression(k).fit(X, -np.ones(len(y)))
-    m = KernelLogisticRegression("precomputed").fit(k(X), y)
+        KernelLogisticRegression(kernel=k).fit(X, -np.ones(len(y)))
+    m = KernelLogisticRegression(kernel="precomputed").fit(k(X), y)
     with pytest.raises(ValueError, match=r"\(m, n_train\) Gram matrix"):
         m.predict_proba(np.ones((3, 5)))
     with pytest.raises(ValueError, match="alpha must have length 20"):
@@ -296,7 +296,7 @@ def test_bad_input_raises():
 
 def test_predict_before_fit_raises():
     """Reference: the validation contract (NotFittedError, a ValueError)."""
-    m = KernelLogisticRegression(rbf(1.0))
+    m = KernelLogisticRegression(kernel=rbf(1.0))
     for method in (m.predict, m.predict_proba, m.decision_function):
         with pytest.raises(NotFittedError, match="not fitted"):
             method(np.zeros((2, 2)))

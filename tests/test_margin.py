@@ -1,4 +1,4 @@
-"""Tests for kmlib.margin (chapter "Support vector machines and kernel logistic regression").
+"""Tests for kmlib.book.margin (chapter "Support vector machines and kernel logistic regression").
 
 Each test names the independent reference it trusts: a closed form, a second
 algorithm (SMO in kmlib.svm, scikit-learn's SVC and LogisticRegression), brute
@@ -13,7 +13,8 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 from sklearn.svm import SVC
 
-from kmlib import datasets, kernels, logistic, margin, svm
+from kmlib import datasets, kernels, logistic, svm
+from kmlib.book import margin
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +26,7 @@ def separable():
 
 @pytest.fixture(scope="module")
 def moons():
-    X, y = datasets.two_moons(60, noise=0.2, seed=1)
+    X, y = datasets.two_moons(60, noise=0.2, random_state=1)
     return X, y, kernels.gaussian(1.0)(X)
 
 
@@ -149,7 +150,7 @@ def test_penalized_logistic_matches_sklearn_and_newton():
     sk = LogisticRegression(C=1 / (2 * lam), tol=1e-12, max_iter=10_000).fit(Phi, y)
     assert np.allclose(w, sk.coef_[0], atol=1e-5)
     assert mu == pytest.approx(sk.intercept_[0], abs=1e-5)
-    klr = logistic.KernelLogisticRegression(kernels.polynomial(2, 1.0), lam=lam,
+    klr = logistic.KernelLogisticRegression(kernel=kernels.polynomial(2, 1.0), lam=lam,
                                             tol=1e-10).fit(X, y)
     assert np.allclose(klr.decision_function(X), Phi @ w + mu, atol=1e-5)
 
@@ -231,7 +232,7 @@ def test_validation_messages():
 def test_decision_grid_matches_decision_function(moons):
     """Second route: the grid values equal decision_function at the grid corners."""
     X, y, _ = moons
-    model = svm.KernelSVM(kernels.gaussian(1.0), C=1.0).fit(X, y)
+    model = svm.KernelSVM(kernel=kernels.gaussian(1.0), C=1.0).fit(X, y)
     xx, yy, F = margin.decision_grid(model, X, n_grid=7, pad=0.1)
     corners = np.array([[xx[0, 0], yy[0, 0]], [xx[-1, -1], yy[-1, -1]]])
     assert np.allclose([F[0, 0], F[-1, -1]], model.decision_function(corners))

@@ -22,6 +22,7 @@ from sklearn.preprocessing import StandardScaler
 from kmlib import _folds
 from kmlib import model_selection as ms
 from kmlib._validation import NotFittedError
+from kmlib.book import cv_studies
 from kmlib.ridge import RidgeRegression
 
 LAMS = np.array([0.0, 1e-3, 0.1, 1.0, 10.0, 1e3])
@@ -54,9 +55,9 @@ def test_kfold_partition_and_sizes(n, k, seed):
     """Property: test folds partition range(n), train = complement, sizes differ by <= 1."""
     if k > n:
         with pytest.raises(ValueError, match="n_splits"):
-            list(ms.KFold(k, seed=seed).split(n))
+            list(ms.KFold(k, random_state=seed).split(n))
         return
-    pairs = list(ms.KFold(k, shuffle=True, seed=seed).split(n))
+    pairs = list(ms.KFold(k, shuffle=True, random_state=seed).split(n))
     assert len(pairs) == k
     allte = np.concatenate([te for _, te in pairs])
     assert np.array_equal(np.sort(allte), np.arange(n))
@@ -65,7 +66,7 @@ def test_kfold_partition_and_sizes(n, k, seed):
     assert sorted(sizes.tolist(), reverse=True) == sizes.tolist()  # first n % k folds larger
     for tr, te in pairs:
         assert np.array_equal(np.sort(np.concatenate([tr, te])), np.arange(n))
-    kappa = ms.KFold(k, shuffle=True, seed=seed).fold_of(n)
+    kappa = ms.KFold(k, shuffle=True, random_state=seed).fold_of(n)
     for j, (_, te) in enumerate(pairs):
         assert np.array_equal(np.flatnonzero(kappa == j), te)
 
@@ -160,11 +161,11 @@ def test_fold_errors_and_holdout_curve():
 def test_holdout_split_partition():
     """Reference: definition (disjoint, sorted, union = range(n), size round(f n))."""
     for n, f in [(10, 0.3), (101, 0.2), (2, 0.5), (5, 0.01), (5, 0.99)]:
-        tr, te = ms.holdout_split(n, f, seed=1)
+        tr, te = ms.holdout_split(n, f, random_state=1)
         assert len(te) == min(max(round(f * n), 1), n - 1)
         assert np.array_equal(np.sort(np.concatenate([tr, te])), np.arange(n))
         assert np.all(np.diff(tr) > 0) and np.all(np.diff(te) > 0)
-    a, b = ms.holdout_split(50, 0.2, seed=7), ms.holdout_split(50, 0.2, seed=7)
+    a, b = ms.holdout_split(50, 0.2, random_state=7), ms.holdout_split(50, 0.2, random_state=7)
     assert np.array_equal(a[1], b[1])
 
 
@@ -281,28 +282,28 @@ def test_stack_kkt_property(seed, n, L):
 
 
 def test_stacked_ridge_combines_full_data_refits():
-    """Reference: sum_l w_l RidgeRegression(lam_l).fit(X, y), with w = nnls on oof predictions."""
+    """Reference: sum_l w_l RidgeRegression(lam=lam_l).fit(X, y), w = nnls on oof predictions."""
     X, y = _data(n=50, p=10, seed=13)
     lams = np.logspace(-1, 3, 6)
-    model = ms.StackedRidge(lams, folds=5).fit(X, y)
+    model = ms.StackedRidge(lams=lams, folds=5).fit(X, y)
     P = _brute_oof(X, y, lams, ms.resolve_folds(5, 50))
     w = scipy.optimize.nnls(P, y)[0]
     np.testing.assert_allclose(model.weights_, w, rtol=1e-7, atol=1e-9)
     Xn = _data(n=9, p=10, seed=14)[0]
     preds = np.column_stack([RidgeRegression(lam=lam).fit(X, y).predict(Xn) for lam in lams])
     np.testing.assert_allclose(model.predict(Xn), preds @ w, rtol=1e-7, atol=1e-8)
-    np.testing.assert_allclose(ms.stack_predict(preds, model.weights_), model.predict(Xn),
+    np.testing.assert_allclose(preds @ model.weights_, model.predict(Xn),
                                rtol=1e-7, atol=1e-8)
     assert model.lams is lams  # hyper-parameters stored unchanged
     with pytest.raises(NotFittedError):
-        ms.StackedRidge(lams).predict(Xn)
+        ms.StackedRidge(lams=lams).predict(Xn)
 
 
 # ------------------------------------------------------------------ simulations
 def test_batch_functions_equal_single_dataset_versions():
     """Reference: the single-dataset functions, dataset by dataset."""
     beta0 = np.linspace(-1, 1, 6)
-    X, y = ms.gaussian_datasets(5, 30, beta0, 1.0, seed=3)
+    X, y = cv_studies.gaussian_datasets(5, 30, beta0, 1.0, seed=3)
     lams = np.logspace(-2, 2, 5)
     P = ms.oof_predictions_batch(X, y, lams, 5)
     cv = ms.cv_curves_batch(X, y, lams, 5)
@@ -319,7 +320,7 @@ def test_gaussian_datasets_moments():
     """Reference: sample covariance of the rows ~ Sigma and residual variance ~ sigma^2 (MC)."""
     Sigma = np.array([[2.0, 0.6, 0.0], [0.6, 1.0, -0.3], [0.0, -0.3, 0.5]])
     beta0 = np.array([1.0, -2.0, 0.5])
-    X, y = ms.gaussian_datasets(400, 100, beta0, 0.7, Sigma=Sigma, seed=0)
+    X, y = cv_studies.gaussian_datasets(400, 100, beta0, 0.7, Sigma=Sigma, seed=0)
     rows = X.reshape(-1, 3)
     np.testing.assert_allclose(rows.T @ rows / len(rows), Sigma, atol=0.03)
     resid = (y - X @ beta0).ravel()
@@ -333,7 +334,7 @@ def test_gaussian_risk_matches_large_test_set():
     beta0 = np.array([1.0, -1.0])
     a = np.array([0.3, -0.2])
     B = np.array([[0.8, 1.2], [-0.5, 0.0]])  # (p, L)
-    risk = ms.gaussian_risk(a, B, beta0, 0.25, Sigma=Sigma)
+    risk = cv_studies.gaussian_risk(a, B, beta0, 0.25, Sigma=Sigma)
     x = rng.multivariate_normal(np.zeros(2), Sigma, size=400_000)
     ystar = x @ beta0 + 0.5 * rng.standard_normal(400_000)
     for j in range(2):
@@ -346,10 +347,10 @@ def test_expected_risk_closed_forms():
     (ii) OLS without intercept, risk sigma^2 (1 + p/(m-p-1)) (inverse-Wishart mean)."""
     beta0 = np.array([1.0, 0.5, -0.5, 0.0])
     m, sigma = 20, 1.0
-    mean, se = ms.expected_risk(m, beta0, sigma, [1e12], 4000, seed=0)
+    mean, se = cv_studies.expected_risk(m, beta0, sigma, [1e12], 4000, seed=0)
     target = (sigma ** 2 + beta0 @ beta0) * (1 + 1 / m)
     assert abs(mean[0] - target) < 4 * se[0]
-    mean, se = ms.expected_risk(m, beta0, sigma, [0.0], 4000, seed=1, fit_intercept=False,
+    mean, se = cv_studies.expected_risk(m, beta0, sigma, [0.0], 4000, seed=1, fit_intercept=False,
                                 standardize=False)
     p = beta0.size
     assert abs(mean[0] - sigma ** 2 * (1 + p / (m - p - 1))) < 4 * se[0]
@@ -358,9 +359,9 @@ def test_expected_risk_closed_forms():
 def test_stacking_study_equals_direct_computation():
     """Reference: per-dataset RidgeRegression at the CV argmin and nnls stacking, scored exactly."""
     beta0 = np.linspace(-0.5, 0.5, 8)
-    X, y = ms.gaussian_datasets(3, 40, beta0, 1.0, seed=5)
+    X, y = cv_studies.gaussian_datasets(3, 40, beta0, 1.0, seed=5)
     lams = np.logspace(-1, 3, 7)
-    out = ms.stacking_study(X, y, lams, beta0, 1.0, 5)
+    out = cv_studies.stacking_study(X, y, lams, beta0, 1.0, 5)
     for r in range(3):
         cv = ms.cross_val_curve(X[r], y[r], lams, 5)
         j = int(np.argmin(cv))
@@ -368,7 +369,7 @@ def test_stacking_study_equals_direct_computation():
         m = RidgeRegression(lam=lams[j]).fit(X[r], y[r])
         ref = 1.0 + m.intercept_ ** 2 + np.sum((m.coef_ - beta0) ** 2)
         assert out["risk_cv"][r] == pytest.approx(ref, rel=1e-9)
-        st_model = ms.StackedRidge(lams, 5).fit(X[r], y[r])
+        st_model = ms.StackedRidge(lams=lams, folds=5).fit(X[r], y[r])
         ref_st = 1.0 + st_model.intercept_ ** 2 + np.sum((st_model.coef_ - beta0) ** 2)
         assert out["risk_stack"][r] == pytest.approx(ref_st, rel=1e-7)
 
@@ -376,9 +377,9 @@ def test_stacking_study_equals_direct_computation():
 def test_choose_v_study_equals_direct_computation():
     """Reference: per-dataset cross_val_curve argmin and RidgeRegression refit, scored exactly."""
     beta0 = np.linspace(-0.5, 0.5, 4)
-    X, y = ms.gaussian_datasets(3, 20, beta0, 1.0, seed=6)
+    X, y = cv_studies.gaussian_datasets(3, 20, beta0, 1.0, seed=6)
     lams = np.logspace(-1, 3, 6)
-    out = ms.choose_v_study(X, y, lams, [2, 5, 20], beta0, 1.0)
+    out = cv_studies.choose_v_study(X, y, lams, [2, 5, 20], beta0, 1.0)
     for r in range(3):
         for k, v in enumerate([2, 5, 20]):
             cv = ms.cross_val_curve(X[r], y[r], lams, v)
@@ -395,17 +396,17 @@ def test_mc_summary_standard_errors():
     matches the spread of sd over 2000 independent replicate samples."""
     rng = np.random.default_rng(0)
     V = rng.standard_normal((200, 2000)) * 2.0 + 1.0
-    out = ms.mc_summary(V, axis=0)
+    out = cv_studies.mc_summary(V, axis=0)
     np.testing.assert_allclose(out["se_mean"], out["sd"] / np.sqrt(200), rtol=1e-12)
     assert np.mean(out["se_sd"]) == pytest.approx(2.0 / np.sqrt(400), rel=0.05)
     assert np.std(out["sd"]) == pytest.approx(np.mean(out["se_sd"]), rel=0.1)
     E = rng.exponential(size=(300, 2000))  # skewed: se_sd larger than the Gaussian formula
-    out = ms.mc_summary(E)
+    out = cv_studies.mc_summary(E)
     assert np.std(out["sd"]) == pytest.approx(np.mean(out["se_sd"]), rel=0.15)
     with pytest.raises(ValueError, match="values"):
-        ms.mc_summary([1.0])
+        cv_studies.mc_summary([1.0])
     with pytest.raises(ValueError, match="values"):
-        ms.mc_summary([1.0, np.nan])
+        cv_studies.mc_summary([1.0, np.nan])
 
 
 # ----------------------------------------------------------------------- bad input
@@ -471,18 +472,14 @@ def test_bad_stack_and_holdout_input():
         ms.stack(P, y[:5])
     with pytest.raises(ValueError, match="y"):
         ms.stack(P, np.full(10, np.nan))
-    with pytest.raises(ValueError, match="weights"):
-        ms.stack_predict(P, [1.0, 2.0])
-    with pytest.raises(ValueError, match="weights"):
-        ms.stack_predict(P, [1.0, -2.0, 0.0])
     with pytest.raises(ValueError, match="test_fraction"):
         ms.holdout_split(10, 1.0)
     with pytest.raises(ValueError, match="test_fraction"):
         ms.holdout_split(10, 0.0)
     with pytest.raises(ValueError, match="n"):
         ms.holdout_split(1, 0.5)
-    with pytest.raises(ValueError, match="seed"):
-        ms.holdout_split(10, 0.5, seed="a")
+    with pytest.raises(ValueError, match="random_state"):
+        ms.holdout_split(10, 0.5, random_state="a")
     X, y = _data(n=10, p=3)
     with pytest.raises(ValueError, match="disjoint"):
         ms.holdout_curve(X, y, [1.0], np.arange(6), np.arange(5, 10))
@@ -491,36 +488,36 @@ def test_bad_stack_and_holdout_input():
     with pytest.raises(ValueError, match="train_idx"):
         ms.holdout_curve(X, y, [1.0], np.arange(6) + 5, np.arange(5))
     with pytest.raises(ValueError, match="but StackedRidge is expecting 3 features"):
-        ms.StackedRidge([1.0]).fit(X, y).predict(X[:, :2])
+        ms.StackedRidge(lams=[1.0]).fit(X, y).predict(X[:, :2])
     with pytest.raises(ValueError, match="lams"):
-        ms.StackedRidge([-1.0]).fit(X, y)
+        ms.StackedRidge(lams=[-1.0]).fit(X, y)
 
 
 def test_bad_simulation_input():
     beta0 = np.ones(3)
     with pytest.raises(ValueError, match="n_datasets"):
-        ms.gaussian_datasets(0, 10, beta0)
+        cv_studies.gaussian_datasets(0, 10, beta0)
     with pytest.raises(ValueError, match="sigma"):
-        ms.gaussian_datasets(2, 10, beta0, -1.0)
+        cv_studies.gaussian_datasets(2, 10, beta0, -1.0)
     with pytest.raises(ValueError, match="Sigma"):
-        ms.gaussian_datasets(2, 10, beta0, Sigma=np.eye(2))
+        cv_studies.gaussian_datasets(2, 10, beta0, Sigma=np.eye(2))
     with pytest.raises(ValueError, match="Sigma"):
-        ms.gaussian_datasets(2, 10, beta0, Sigma=-np.eye(3))
+        cv_studies.gaussian_datasets(2, 10, beta0, Sigma=-np.eye(3))
     with pytest.raises(ValueError, match="X must have shape"):
         ms.cv_curves_batch(np.ones((10, 3)), np.ones(10), [1.0])
     with pytest.raises(ValueError, match="y must have shape"):
         ms.ridge_path_batch(np.ones((2, 10, 3)), np.ones((2, 9)), [1.0])
     with pytest.raises(ValueError, match="coefs"):
-        ms.gaussian_risk(np.zeros(2), np.zeros((4, 2)), beta0, 1.0)
+        cv_studies.gaussian_risk(np.zeros(2), np.zeros((4, 2)), beta0, 1.0)
     with pytest.raises(ValueError, match="sigma2"):
-        ms.gaussian_risk(np.zeros(2), np.zeros((3, 2)), beta0, -1.0)
+        cv_studies.gaussian_risk(np.zeros(2), np.zeros((3, 2)), beta0, -1.0)
     with pytest.raises(ValueError, match="n_train_sets"):
-        ms.expected_risk(10, beta0, 1.0, [1.0], 1)
-    X, y = ms.gaussian_datasets(2, 10, beta0, seed=0)
+        cv_studies.expected_risk(10, beta0, 1.0, [1.0], 1)
+    X, y = cv_studies.gaussian_datasets(2, 10, beta0, seed=0)
     with pytest.raises(ValueError, match="vs"):
-        ms.choose_v_study(X, y, [1.0], [2, 11], beta0, 1.0)
+        cv_studies.choose_v_study(X, y, [1.0], [2, 11], beta0, 1.0)
     with pytest.raises(ValueError, match="beta0"):
-        ms.stacking_study(X, y, [1.0], np.ones(2), 1.0)
+        cv_studies.stacking_study(X, y, [1.0], np.ones(2), 1.0)
 
 
 def test_small_svds_run_with_one_blas_thread(monkeypatch):

@@ -1,4 +1,4 @@
-"""Tests for kmlib.negdef (chapter 10, negative-definite kernels).
+"""Tests for kmlib.book.negdef (chapter 10, negative-definite kernels).
 
 Each test names the independent reference it trusts: a closed form (the
 squared-distance identity, Brownian covariance, the three-point witness), a
@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from scipy import special
 from scipy.spatial.distance import cdist
 
-from kmlib import kernels, negdef
+from kmlib import kernels
+from kmlib.book import negdef
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
-"""Tests for kmlib.rates (chapter "How fast does kernel ridge regression learn?").
+"""Tests for kmlib.book.rates (chapter "How fast does kernel ridge regression learn?").
 
-Each test names its independent reference: a dense eigendecomposition, kmlib.theory's
+Each test names its independent reference: a dense eigendecomposition, kmlib.book.theory's
 exact risk, a brute-force sum, a closed form, scikit-learn, or kmlib.model_selection.tune_krr.
 """
 from __future__ import annotations
@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from scipy import linalg
 
-from kmlib import model_selection, rates, theory
+from kmlib import model_selection
+from kmlib.book import rates, theory
 
 
 def _design(n, seed):
@@ -185,34 +186,3 @@ def test_smoothness_repeat_is_deterministic_and_fresh_per_target():
         rates.smoothness_repeat([])
 
 
-@pytest.mark.parametrize("shift", [0.0, 0.5])
-def test_power_min_sum_huge_exponent(shift):
-    """Reference: direct sum. For p = 1e200 the first term is >= 1 > gamma and the others
-    vanish, so the sum is gamma (the root (c/gamma)^(1/p) rounds to 1; scipy's zeta is NaN)."""
-    j = np.arange(1, 20, dtype=float)
-    with np.errstate(over="ignore"):
-        ref = np.minimum(1.0 * (j - shift) ** -1e200, 0.01).sum()
-    assert rates.power_min_sum(0.01, 1.0, 1e200, shift) == pytest.approx(ref, rel=1e-12)
-
-
-def test_bad_input_regressions():
-    x = _design(8, 0)
-    K = np.minimum.outer(x, x)
-    with pytest.raises(ValueError, match="symmetric"):
-        rates.mspe_monte_carlo(K - np.triu(np.ones_like(K), 1), x, 1.0, 0.1, 3, seed=0)
-    with pytest.raises(ValueError, match="positive semi-definite"):
-        rates.mspe_monte_carlo(-K, x, 1.0, 0.1, 3, seed=0)
-    with pytest.raises(ValueError, match="n must be finite"):
-        rates.rate_lambda(np.nan, 1.0)
-    with pytest.raises(ValueError, match="ns must be > 0"):
-        rates.loglog_slope_se([-1.0, 2.0], [[1.0, 2.0], [1.0, 2.0]])
-    with pytest.raises(ValueError, match="ns must contain only finite integer"):
-        rates.rate_study([np.sin], [10, np.inf], 1.0, 2, seed=0)
-    with pytest.raises(ValueError, match="sigma"):
-        rates.rate_study([np.sin], [10], 1e200, 2, seed=0)
-    with pytest.raises(ValueError, match="kernel_factory"):
-        rates.cv_table(x, x, None, [0.3], [0.1], folds=2)
-    with pytest.raises(ValueError, match="kernel"):
-        rates.design_min_sums(5, 0.1, 2, seed=0, kernel="abc")
-    with pytest.raises(ValueError, match="memory"):
-        rates.grid_min_eigenvalues(10**12)

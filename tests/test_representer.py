@@ -1,4 +1,4 @@
-"""Tests of kmlib.representer, each against an independent reference."""
+"""Tests of kmlib.book.representer, each against an independent reference."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,7 +9,7 @@ from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF
 
 from kmlib import kernels, krr
-from kmlib import representer as rep
+from kmlib.book import representer as rep
 
 
 def test_polynomial_features_reproduce_the_kernel_gram_matrix():
@@ -20,15 +20,6 @@ def test_polynomial_features_reproduce_the_kernel_gram_matrix():
         from math import comb
         assert Phi.shape == (7, comb(3 + m, m))
         np.testing.assert_allclose(Phi @ Phi.T, kernels.polynomial(m, c)(X), rtol=1e-12, atol=1e-12)
-
-
-def test_whitened_features_factor_the_gram_matrix():
-    """Reference: G itself, and its rank from numpy.linalg.matrix_rank."""
-    A = np.random.default_rng(1).standard_normal((8, 3))
-    G = A @ A.T
-    Phi = rep.whitened_features(G)
-    assert Phi.shape[1] == np.linalg.matrix_rank(G) == 3
-    np.testing.assert_allclose(Phi @ Phi.T, G, atol=1e-12)
 
 
 def test_fit_expansion_matches_lbfgs_on_the_coefficients():

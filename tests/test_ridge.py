@@ -15,6 +15,7 @@ from sklearn.linear_model import Ridge
 
 from kmlib import ridge as R
 from kmlib._validation import NotFittedError
+from kmlib.book import ridge_risk
 
 pytestmark = pytest.mark.filterwarnings("error")  # no warnings in normal use
 
@@ -135,7 +136,7 @@ def test_ridge_regression_unstandardized_matches_sklearn_with_and_without_interc
     for n, p in [(40, 5), (12, 30)]:
         X, y = _data(n, p, 10, scales=np.linspace(0.5, 4, p))
         for fit_intercept in (True, False):
-            model = R.RidgeRegression(3.0, fit_intercept=fit_intercept, standardize=False)
+            model = R.RidgeRegression(lam=3.0, fit_intercept=fit_intercept, standardize=False)
             model.fit(X, y)
             sk = Ridge(alpha=3.0, fit_intercept=fit_intercept, solver="svd").fit(X, y)
             np.testing.assert_allclose(model.coef_, sk.coef_, rtol=1e-8, atol=1e-12)
@@ -145,7 +146,7 @@ def test_ridge_regression_unstandardized_matches_sklearn_with_and_without_interc
 def test_ridge_regression_scaled_without_intercept_matches_sklearn():
     """Reference: sklearn Ridge(fit_intercept=False) on columns divided by their RMS."""
     X, y = _data(30, 4, 29, scales=np.array([0.1, 1.0, 10.0, 3.0]))
-    model = R.RidgeRegression(2.0, fit_intercept=False, standardize=True).fit(X, y)
+    model = R.RidgeRegression(lam=2.0, fit_intercept=False, standardize=True).fit(X, y)
     rms = np.sqrt(np.mean(X**2, axis=0))
     sk = Ridge(alpha=2.0, fit_intercept=False, solver="svd").fit(X / rms, y)
     np.testing.assert_allclose(model.coef_, sk.coef_ / rms, rtol=1e-8)
@@ -155,8 +156,8 @@ def test_ridge_regression_scaled_without_intercept_matches_sklearn():
 def test_ridge_regression_is_shift_invariant_celsius_kelvin():
     """Theorem (unpenalised intercept): shifting a column's origin changes only the intercept."""
     X, y = _data(30, 3, 11)
-    a = R.RidgeRegression(2.0).fit(X, y)
-    b = R.RidgeRegression(2.0).fit(X + np.array([273.15, 0, -5]), y)
+    a = R.RidgeRegression(lam=2.0).fit(X, y)
+    b = R.RidgeRegression(lam=2.0).fit(X + np.array([273.15, 0, -5]), y)
     np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-9)
     np.testing.assert_allclose(a.predict(X), b.predict(X + np.array([273.15, 0, -5])),
                                rtol=1e-9)
@@ -251,12 +252,13 @@ def test_ridge_prediction_risk_equals_trace_formula_and_ols_limit():
         X, _ = _data(n, p, 27)
         beta0 = np.linspace(1, -1, p)
         lams = np.array([0.3, 3.0, 30.0])
-        risk = R.ridge_prediction_risk(X, beta0, 1.7, lams)
+        risk = ridge_risk.ridge_prediction_risk(X, beta0, 1.7, lams)
         for lam, value in zip(lams, risk, strict=False):
-            mse = R.ridge_mse_matrix(X, beta0, 1.7, lam)[2]
+            mse = ridge_risk.ridge_mse_matrix(X, beta0, 1.7, lam)[2]
             assert abs(value - np.trace(X @ mse @ X.T) / n) < 1e-10
     X, _ = _data(40, 6, 28)
-    assert abs(R.ridge_prediction_risk(X, np.ones(6), 1.7, [0.0])[0] - 1.7 * 6 / 40) < 1e-12
+    assert abs(ridge_risk.ridge_prediction_risk(X, np.ones(6), 1.7,
+                                                [0.0])[0] - 1.7 * 6 / 40) < 1e-12
 
 
 # --------------------------------------------------------------------------- #
@@ -267,7 +269,7 @@ def test_ridge_mse_matrix_matches_monte_carlo_within_standard_error():
     n, p, sigma2, lam = 40, 4, 1.0, 5.0
     X, _ = _data(n, p, 17)
     beta0 = np.array([1.0, -2.0, 0.5, 0.0])
-    bias, var, mse = R.ridge_mse_matrix(X, beta0, sigma2, lam)
+    bias, var, mse = ridge_risk.ridge_mse_matrix(X, beta0, sigma2, lam)
     rng = np.random.default_rng(99)
     Y = X @ beta0 + np.sqrt(sigma2) * rng.standard_normal((20_000, n))
     B = np.linalg.solve(X.T @ X + lam * np.eye(p), X.T @ Y.T).T
@@ -284,15 +286,15 @@ def test_simulate_estimates_reproduces_ols_mean_and_covariance():
     """Theorem: OLS is unbiased with covariance sigma2 (X^T X)^{-1} (Monte-Carlo, 5 s.e.)."""
     X, _ = _data(50, 3, 18)
     beta0 = np.array([1.0, 0.0, -1.0])
-    B = R.simulate_estimates(X, beta0, 2.0, 0.0, 10_000, seed=1)
+    B = ridge_risk.simulate_estimates(X, beta0, 2.0, 0.0, 10_000, seed=1)
     cov = 2.0 * np.linalg.solve(X.T @ X, np.eye(3))
-    np.testing.assert_allclose(R.ols_covariance(X, 2.0), cov, rtol=1e-10)
+    np.testing.assert_allclose(ridge_risk.ols_covariance(X, 2.0), cov, rtol=1e-10)
     se = np.sqrt(np.diag(cov) / len(B))
     assert np.all(np.abs(B.mean(axis=0) - beta0) < 5 * se)
-    emp = R.empirical_mse_matrix(B, beta0)
+    emp = ridge_risk.empirical_mse_matrix(B, beta0)
     assert np.max(np.abs(emp - cov) / np.sqrt(np.outer(np.diag(cov), np.diag(cov)))) < 0.06
     # same seed -> the OLS fits of the same simulated responses
-    Y = R.simulate_responses(X, beta0, 2.0, 10_000, seed=1)
+    Y = ridge_risk.simulate_responses(X, beta0, 2.0, 10_000, seed=1)
     np.testing.assert_allclose(B, np.linalg.lstsq(X, Y.T, rcond=None)[0].T, atol=1e-10)
 
 
@@ -306,8 +308,9 @@ def test_mse_difference_equals_factorised_closed_form():
     mid = (sigma2 * (2 * np.eye(5) + lam * np.linalg.solve(G, np.eye(5)))
            - lam * np.outer(beta0, beta0))
     ref = lam * A @ mid @ A
-    np.testing.assert_allclose(R.mse_difference(X, beta0, sigma2, lam), ref, atol=1e-14, rtol=1e-9)
-    np.testing.assert_allclose(R.mse_difference_closed_form(X, beta0, sigma2, lam), ref,
+    np.testing.assert_allclose(ridge_risk.mse_difference(X, beta0, sigma2, lam), ref, atol=1e-14,
+                               rtol=1e-9)
+    np.testing.assert_allclose(ridge_risk.mse_difference_closed_form(X, beta0, sigma2, lam), ref,
                                atol=1e-14, rtol=1e-9)
 
 
@@ -318,18 +321,18 @@ def test_ridge_beats_ols_below_threshold(seed, frac, p):
     0 < lam < 2 sigma2/||beta0||^2."""
     X, _ = _data(30, p, seed)
     beta0 = np.random.default_rng(seed + 1).standard_normal(p) * 3
-    lam = frac * R.ridge_beats_ols_threshold(beta0, 1.0)
-    D = R.mse_difference_closed_form(X, beta0, 1.0, lam)
+    lam = frac * ridge_risk.ridge_beats_ols_threshold(beta0, 1.0)
+    D = ridge_risk.mse_difference_closed_form(X, beta0, 1.0, lam)
     assert np.linalg.eigvalsh(D).min() > 0
 
 
 def test_threshold_is_closed_form_and_ridge_loses_far_above():
     """Closed form 2 sigma2/||beta0||^2; far above it a negative eigenvalue appears."""
     beta0 = np.array([1.0, 2.0, 2.0])
-    assert R.ridge_beats_ols_threshold(beta0, 1.5) == pytest.approx(3.0 / 9.0)
-    assert R.ridge_beats_ols_threshold(np.zeros(3), 1.0) == np.inf
+    assert ridge_risk.ridge_beats_ols_threshold(beta0, 1.5) == pytest.approx(3.0 / 9.0)
+    assert ridge_risk.ridge_beats_ols_threshold(np.zeros(3), 1.0) == np.inf
     X, _ = _data(50, 3, 21)
-    D = R.mse_difference(X, beta0, 1.5, 1000 * 3.0 / 9.0)
+    D = ridge_risk.mse_difference(X, beta0, 1.5, 1000 * 3.0 / 9.0)
     assert np.linalg.eigvalsh(D).min() < 0
 
 
@@ -340,9 +343,9 @@ def test_ridge_mse_trace_equals_trace_of_mse_matrix():
         X, _ = _data(n, p, 22)
         beta0 = np.linspace(-1, 1, p)
         lams = np.array([0.1, 1.0, 30.0])
-        b2, v, m = R.ridge_mse_trace(X, beta0, 0.8, lams)
+        b2, v, m = ridge_risk.ridge_mse_trace(X, beta0, 0.8, lams)
         for i, lam in enumerate(lams):
-            bias, var, mse = R.ridge_mse_matrix(X, beta0, 0.8, lam)
+            bias, var, mse = ridge_risk.ridge_mse_matrix(X, beta0, 0.8, lam)
             assert abs(b2[i] - bias @ bias) < 1e-10
             assert abs(v[i] - np.trace(var)) < 1e-10
             assert abs(m[i] - np.trace(mse)) < 1e-10
@@ -360,7 +363,7 @@ def test_gaussian_score_is_gradient_of_loglikelihood():
     """Reference: central finite differences of the log-likelihood."""
     X, y = _data(30, 2, 23)
     beta, sigma2 = np.array([0.3, -0.2]), 1.7
-    s = R.gaussian_score(X, y, beta, sigma2)
+    s = ridge_risk.gaussian_score(X, y, beta, sigma2)
     h = 1e-6
     num = [(_loglik(X, y, beta + h * e, sigma2) - _loglik(X, y, beta - h * e, sigma2)) / (2 * h)
            for e in np.eye(2)]
@@ -372,9 +375,9 @@ def test_score_covariance_is_fisher_information():
     """Definition i = Cov(score): Monte Carlo (20000 draws) against the closed-form blockdiag."""
     X, _ = _data(30, 2, 24)
     beta0, sigma2 = np.array([1.0, -1.0]), 2.0
-    Y = R.simulate_responses(X, beta0, sigma2, 20_000, seed=5)
-    S = R.gaussian_score(X, Y, beta0, sigma2)
-    info = R.gaussian_fisher_information(X, sigma2)
+    Y = ridge_risk.simulate_responses(X, beta0, sigma2, 20_000, seed=5)
+    S = ridge_risk.gaussian_score(X, Y, beta0, sigma2)
+    info = ridge_risk.gaussian_fisher_information(X, sigma2)
     ref = np.zeros((3, 3))
     ref[:2, :2] = X.T @ X / sigma2
     ref[2, 2] = 30 / (2 * sigma2**2)
@@ -409,27 +412,31 @@ BAD_CALLS = [
     ("df X", lambda: R.effective_df(np.full((3, 2), np.inf), 1.0), "X contains"),
     ("pca X", lambda: R.principal_components(np.empty((0, 2))), "X is empty"),
     ("std X", lambda: R.standardize([[np.nan, 1.0]]), "X contains"),
-    ("risk lams", lambda: R.ridge_prediction_risk(_X, _b, 1.0, [[1.0]]),
+    ("risk lams", lambda: ridge_risk.ridge_prediction_risk(_X, _b, 1.0, [[1.0]]),
      "lams must be a non-empty 1-D"),
-    ("risk beta0", lambda: R.ridge_prediction_risk(_X, np.ones(4), 1.0, [1.0]), "beta0 must have"),
+    ("risk beta0", lambda: ridge_risk.ridge_prediction_risk(_X, np.ones(4), 1.0, [1.0]),
+     "beta0 must have"),
     ("fit lam", lambda: R.RidgeRegression(lam=-1).fit(_X, _y), "lam must be >= 0"),
     ("fit lengths", lambda: R.RidgeRegression().fit(_X, _y[:3]), "same number of samples"),
-    ("mse beta0", lambda: R.ridge_mse_matrix(_X, np.ones(2), 1.0, 1.0), "beta0 must have"),
-    ("mse sigma2", lambda: R.ridge_mse_matrix(_X, _b, -1.0, 1.0), "sigma2 must be >= 0"),
-    ("mse lam", lambda: R.ridge_mse_matrix(_X, _b, 1.0, -1.0), "lam must be >= 0"),
-    ("mse lam0 p>n", lambda: R.ridge_mse_matrix(_X.T, np.ones(10), 1.0, 0.0), "full column rank"),
-    ("olscov", lambda: R.ols_covariance(_X.T, 1.0), "full column rank"),
-    ("diff lam", lambda: R.mse_difference(_X, _b, 1.0, np.nan), "lam must be finite"),
-    ("diffcf beta", lambda: R.mse_difference_closed_form(_X, [np.nan] * 3, 1.0, 1.0),
+    ("mse beta0", lambda: ridge_risk.ridge_mse_matrix(_X, np.ones(2), 1.0, 1.0), "beta0 must have"),
+    ("mse sigma2", lambda: ridge_risk.ridge_mse_matrix(_X, _b, -1.0, 1.0), "sigma2 must be >= 0"),
+    ("mse lam", lambda: ridge_risk.ridge_mse_matrix(_X, _b, 1.0, -1.0), "lam must be >= 0"),
+    ("mse lam0 p>n", lambda: ridge_risk.ridge_mse_matrix(_X.T, np.ones(10), 1.0, 0.0),
+     "full column rank"),
+    ("olscov", lambda: ridge_risk.ols_covariance(_X.T, 1.0), "full column rank"),
+    ("diff lam", lambda: ridge_risk.mse_difference(_X, _b, 1.0, np.nan), "lam must be finite"),
+    ("diffcf beta", lambda: ridge_risk.mse_difference_closed_form(_X, [np.nan] * 3, 1.0, 1.0),
      "beta0 contains"),
-    ("threshold", lambda: R.ridge_beats_ols_threshold(_b, -1.0), "sigma2 must be >= 0"),
-    ("trace lams", lambda: R.ridge_mse_trace(_X, _b, 1.0, [-1.0]), "lams must contain"),
-    ("sim reps", lambda: R.simulate_responses(_X, _b, 1.0, 0), "n_reps must be >= 1"),
-    ("sim seed", lambda: R.simulate_estimates(_X, _b, 1.0, 1.0, 5, seed="x"), "seed must be"),
-    ("emp shape", lambda: R.empirical_mse_matrix(np.ones((5, 2)), _b), "beta0 must have"),
-    ("score sigma2", lambda: R.gaussian_score(_X, _y, _b, 0.0), "sigma2 must be > 0"),
-    ("score Y", lambda: R.gaussian_score(_X, np.ones((4, 7)), _b, 1.0), "Y must have n = 10"),
-    ("fisher", lambda: R.gaussian_fisher_information(_X, -1.0), "sigma2 must be >= 0"),
+    ("threshold", lambda: ridge_risk.ridge_beats_ols_threshold(_b, -1.0), "sigma2 must be >= 0"),
+    ("trace lams", lambda: ridge_risk.ridge_mse_trace(_X, _b, 1.0, [-1.0]), "lams must contain"),
+    ("sim reps", lambda: ridge_risk.simulate_responses(_X, _b, 1.0, 0), "n_reps must be >= 1"),
+    ("sim seed", lambda: ridge_risk.simulate_estimates(_X, _b, 1.0, 1.0, 5, seed="x"),
+     "seed must be"),
+    ("emp shape", lambda: ridge_risk.empirical_mse_matrix(np.ones((5, 2)), _b), "beta0 must have"),
+    ("score sigma2", lambda: ridge_risk.gaussian_score(_X, _y, _b, 0.0), "sigma2 must be > 0"),
+    ("score Y", lambda: ridge_risk.gaussian_score(_X, np.ones((4, 7)), _b, 1.0),
+     "Y must have n = 10"),
+    ("fisher", lambda: ridge_risk.gaussian_fisher_information(_X, -1.0), "sigma2 must be >= 0"),
 ]
 
 

@@ -1,4 +1,4 @@
-"""Tests for kmlib.rkhs (chapter "Reproducing kernel Hilbert spaces").
+"""Tests for kmlib.book.rkhs (chapter "Reproducing kernel Hilbert spaces").
 
 Each test names the independent reference it trusts: a closed form, a second
 algorithm (pseudoinverse, least squares, dense quadrature), or a theorem's
@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from kmlib import kernels, rkhs, theory
+from kmlib import kernels
+from kmlib.book import rkhs, theory
 
 
 def test_finite_norm_matches_pinv_and_min_norm_features():

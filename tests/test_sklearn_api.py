@@ -41,18 +41,18 @@ COMMON = {"check_fit1d": ONE_D_X, "check_supervised_y_2d": COLUMN_Y}
 TRANSFORMER = {"check_fit1d": ONE_D_X}
 
 ESTIMATORS = [
-    (KernelRidge(kernels.gaussian(1.0), lam=1.0), COMMON),
-    (KernelSVM(kernels.gaussian(1.0), C=1.0), COMMON),
-    (KernelSVM("precomputed", C=1.0),
+    (KernelRidge(kernel=kernels.gaussian(1.0), lam=1.0), COMMON),
+    (KernelSVM(kernel=kernels.gaussian(1.0), C=1.0), COMMON),
+    (KernelSVM(kernel="precomputed", C=1.0),
      {"check_supervised_y_2d": COLUMN_Y,
       "check_positive_only_tag_during_fit": NEGATIVE_GRAM,
       "check_classifier_data_not_an_array": NOT_AN_ARRAY_PRECOMPUTED}),
-    (KernelLogisticRegression(kernels.gaussian(1.0), lam=1.0), COMMON),
+    (KernelLogisticRegression(kernel=kernels.gaussian(1.0), lam=1.0), COMMON),
     (RidgeRegression(lam=1.0), COMMON),
-    (StackedRidge([0.1, 1.0, 10.0]), COMMON),
-    (RandomFourierFeatures(sigma=1.0, n_features=20, seed=0), TRANSFORMER),
-    (Nystroem(kernels.gaussian(1.0), n_components=5, seed=0), TRANSFORMER),
-    (PositiveRandomFeatures(n_features=20, seed=0), TRANSFORMER),
+    (StackedRidge(lams=[0.1, 1.0, 10.0]), COMMON),
+    (RandomFourierFeatures(sigma=1.0, n_features=20, random_state=0), TRANSFORMER),
+    (Nystroem(kernel=kernels.gaussian(1.0), n_components=5, random_state=0), TRANSFORMER),
+    (PositiveRandomFeatures(n_features=20, random_state=0), TRANSFORMER),
 ]
 
 
@@ -95,17 +95,17 @@ def test_grid_search_over_kernels():
     X, y = _regression(seed=1)
     grid = [kernels.gaussian(0.3), kernels.gaussian(1.0), kernels.laplacian(1.0)]
     search = GridSearchCV(KernelRidge(kernel=grid[0], lam=0.1), {"kernel": grid}, cv=5).fit(X, y)
-    scores = [cross_val_score(KernelRidge(k, lam=0.1), X, y, cv=5).mean() for k in grid]
+    scores = [cross_val_score(KernelRidge(kernel=k, lam=0.1), X, y, cv=5).mean() for k in grid]
     assert repr(search.best_params_["kernel"]) == repr(grid[int(np.argmax(scores))])
 
 
 def test_pipeline_svm_matches_sklearn_svc():
-    """make_pipeline(StandardScaler(), KernelSVM(...)) predicts as the same pipeline with
+    """make_pipeline(StandardScaler(), KernelSVM(kernel=...)) predicts as the same pipeline with
     scikit-learn's SVC (gamma = 1/(2 sigma^2), same C), on labels 0/1."""
     rng = np.random.default_rng(2)
     X = rng.standard_normal((150, 2)) * [1.0, 30.0] + [0.0, 100.0]
     y = (X[:, 0] + (X[:, 1] - 100) / 30 + 0.3 * rng.standard_normal(150) > 0).astype(int)
-    ours = make_pipeline(StandardScaler(), KernelSVM(kernels.gaussian(1.0), C=1.0, tol=1e-6))
+    ours = make_pipeline(StandardScaler(), KernelSVM(kernel=kernels.gaussian(1.0), C=1.0, tol=1e-6))
     ref = make_pipeline(StandardScaler(), SVC(C=1.0, gamma=0.5, tol=1e-6))
     ours.fit(X, y)
     ref.fit(X, y)
@@ -125,10 +125,10 @@ def test_any_two_labels(Estimator):
     X = rng.standard_normal((60, 2))
     s = X[:, 0] + 0.5 * rng.standard_normal(60) > 0
     k = kernels.gaussian(1.0)
-    ref = Estimator(k).fit(X, np.where(s, 1.0, -1.0))
+    ref = Estimator(kernel=k).fit(X, np.where(s, 1.0, -1.0))
     for labels in ([0, 1], [False, True], ["cat", "dog"]):
         y = np.where(s, labels[1], labels[0])
-        model = Estimator(k).fit(X, y)
+        model = Estimator(kernel=k).fit(X, y)
         np.testing.assert_array_equal(model.classes_, np.array(labels))
         np.testing.assert_allclose(model.decision_function(X), ref.decision_function(X),
                                    rtol=1e-10, atol=1e-12)
@@ -143,15 +143,16 @@ def test_multiclass_through_one_vs_rest():
     y = np.repeat([0, 1, 2], 30)
     X = centres[y] + 0.5 * rng.standard_normal((90, 2))
     with pytest.raises(ValueError, match="Only binary classification is supported"):
-        KernelSVM(kernels.gaussian(1.0)).fit(X, y)
-    ovr = OneVsRestClassifier(KernelLogisticRegression(kernels.gaussian(1.0), lam=0.1)).fit(X, y)
+        KernelSVM(kernel=kernels.gaussian(1.0)).fit(X, y)
+    ovr = OneVsRestClassifier(KernelLogisticRegression(kernel=kernels.gaussian(1.0),
+                                                       lam=0.1)).fit(X, y)
     assert np.mean(ovr.predict(X) == y) == 1.0  # well-separated blobs
 
 
 def test_clone_and_params():
     """clone keeps hyper-parameters and drops fitted state; set_params changes them."""
     X, y = _regression()
-    model = KernelRidge(kernels.gaussian(1.0), lam=0.5).fit(X, y)
+    model = KernelRidge(kernel=kernels.gaussian(1.0), lam=0.5).fit(X, y)
     twin = clone(model)
     assert twin.get_params()["lam"] == 0.5
     assert repr(twin.get_params()["kernel"]) == repr(kernels.gaussian(1.0))

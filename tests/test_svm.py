@@ -88,7 +88,7 @@ def test_matches_sklearn_svc_precomputed(case):
     a_sk[sk.support_] = np.abs(sk.dual_coef_[0])
     obj_sk = dual_objective(K, y, a_sk)
 
-    ours = KernelSVM(k, C=C, tol=1e-5).fit(X, y)
+    ours = KernelSVM(kernel=k, C=C, tol=1e-5).fit(X, y)
     obj_ours = dual_objective(K, y, full_alpha(ours, len(y)))
     assert abs(obj_ours - obj_sk) <= 1e-4 * abs(obj_sk)
     assert abs(ours.objective_ - obj_ours) <= 1e-8 * abs(obj_ours)
@@ -116,7 +116,7 @@ def test_smo_solve_function_matches_estimator():
     X, y = blobs()
     K = rbf(0.5)(X)
     a, b, obj, n_iter, conv = smo_solve(K, y, 1.0, 1e-4)
-    m = KernelSVM("precomputed", C=1.0, tol=1e-4).fit(K, y)
+    m = KernelSVM(kernel="precomputed", C=1.0, tol=1e-4).fit(K, y)
     assert conv and n_iter == m.n_iter_
     np.testing.assert_allclose(a[m.support_] * y[m.support_], m.dual_coef_)
     assert b == m.intercept_ and obj == m.objective_
@@ -135,7 +135,7 @@ def test_kkt_conditions_hold(case, tol):
     """
     make, k, C = CASES[case]
     X, y = make()
-    m = KernelSVM(k, C=C, tol=tol).fit(X, y)
+    m = KernelSVM(kernel=k, C=C, tol=tol).fit(X, y)
     a = full_alpha(m, len(y))
     yf = y * m.decision_function(X)
     slack = tol + 1e-9
@@ -163,7 +163,7 @@ def test_duality_gap_closes(seed, n, logC, gamma):
     k = rbf(gamma)
     K = k(X)
     tol = 1e-6
-    m = KernelSVM("precomputed", C=C, tol=tol).fit(K, y)
+    m = KernelSVM(kernel="precomputed", C=C, tol=tol).fit(K, y)
     a = full_alpha(m, n)
     c = a * y
     f = K @ c + m.intercept_
@@ -181,7 +181,7 @@ def test_hard_margin_on_separable_data():
     same maximum-margin hyperplane.
     """
     X, y = blobs(n=40, sep=3.0, seed=4)
-    m = KernelSVM(linear, C=1e6, tol=1e-8).fit(X, y)
+    m = KernelSVM(kernel=linear, C=1e6, tol=1e-8).fit(X, y)
     assert np.all(m.predict(X) == y)
     w = m.dual_coef_ @ m.support_vectors_
     b = m.intercept_
@@ -211,7 +211,7 @@ def test_book_penalised_form_via_C_from_lam():
     assert C == 1 / (2 * lam) == KernelSVM.C_from_lam(lam)
     X, y = xor()
     K = rbf(1.0)(X)
-    m = KernelSVM("precomputed", C=C, tol=1e-7).fit(K, y)
+    m = KernelSVM(kernel="precomputed", C=C, tol=1e-7).fit(K, y)
     a = full_alpha(m, len(y))
     f = K @ (a * y) + m.intercept_
     book = np.sum(np.maximum(0, 1 - y * f)) + lam * (a * y) @ K @ (a * y)
@@ -228,7 +228,7 @@ def test_indefinite_kernel_terminates_feasibly():
     K = np.tanh(X @ X.T + 0.5)
     assert np.linalg.eigvalsh(K).min() < -1e-3
     tol = 1e-4
-    m = KernelSVM("precomputed", C=1.0, tol=tol).fit(K, y)
+    m = KernelSVM(kernel="precomputed", C=1.0, tol=tol).fit(K, y)
     a = full_alpha(m, len(y))
     assert np.all((a >= 0) & (a <= 1.0)) and abs(a @ y) <= 1e-10
     # first-order optimality of the (non-convex) dual: m(a) - M(a) < tol
@@ -248,12 +248,12 @@ def test_large_tol_gives_empty_support_and_the_midpoint_intercept():
         calls.append(len(A))
         return rbf(0.5)(A, B)
 
-    m = KernelSVM(k, C=1.0, tol=3.0).fit(X, y)
+    m = KernelSVM(kernel=k, C=1.0, tol=3.0).fit(X, y)
     assert m.support_.size == 0 and m.n_iter_ == 0 and m.intercept_ == 0.0
     calls.clear()
     np.testing.assert_array_equal(m.decision_function(X[:4]), np.zeros(4))
     assert calls == []                          # no kernel call against an empty support set
-    mp = KernelSVM("precomputed", C=1.0, tol=3.0).fit(rbf(0.5)(X), y)
+    mp = KernelSVM(kernel="precomputed", C=1.0, tol=3.0).fit(rbf(0.5)(X), y)
     np.testing.assert_array_equal(mp.decision_function(rbf(0.5)(X[:4], X)), np.zeros(4))
 
 
@@ -262,7 +262,7 @@ def test_max_iter_warns_once():
     X, y = xor()
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        m = KernelSVM(rbf(1.0), C=10.0, max_iter=3).fit(X, y)
+        m = KernelSVM(kernel=rbf(1.0), C=10.0, max_iter=3).fit(X, y)
     runtime = [w for w in rec if issubclass(w.category, RuntimeWarning)]
     assert len(runtime) == 1 and "max_iter" in str(runtime[0].message)
     assert m.n_iter_ == 3
@@ -273,7 +273,7 @@ def test_no_warning_in_normal_use_and_ties_to_plus_one():
     X, y = blobs()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        m = KernelSVM("precomputed", C=1.0).fit(rbf(0.5)(X), y)
+        m = KernelSVM(kernel="precomputed", C=1.0).fit(rbf(0.5)(X), y)
     m.intercept_ = 0.0
     np.testing.assert_array_equal(m.predict(np.zeros((3, len(y)))), [1.0, 1.0, 1.0])
     assert set(np.unique(m.predict(rbf(0.5)(X)))) <= {-1.0, 1.0}
@@ -293,7 +293,7 @@ def test_bad_input_raises():
     assert_rejects_bad_inputs(KernelSVM, X, y, k)
     for C in (0.0, -1.0, np.nan, "a"):
         with pytest.raises(ValueError, match="C must"):
-            KernelSVM(k, C=C).fit(X, y)
+            KernelSVM(kernel=k, C=C).fit(X, y)
     with pytest.raises(ValueError, match="lam must be > 0"):
         C_from_lam(0.0)
 
@@ -322,7 +322,7 @@ def test_smo_solve_bad_input_raises():
 
 def test_predict_before_fit_raises():
     """Reference: the validation contract (NotFittedError, a ValueError)."""
-    m = KernelSVM(rbf(1.0))
+    m = KernelSVM(kernel=rbf(1.0))
     for method in (m.predict, m.decision_function):
         with pytest.raises(NotFittedError, match="not fitted"):
             method(np.zeros((2, 2)))

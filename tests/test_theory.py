@@ -1,4 +1,4 @@
-"""Tests for kmlib.theory (Chapter 7: exact MSPE and the KRR bounds).
+"""Tests for kmlib.book.theory (Chapter 7: exact MSPE and the KRR bounds).
 
 References trusted here: Monte Carlo simulation of KRR, the direct smoother
 formula with ``scipy.linalg.solve`` (bias^2 + variance), the theorem's
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from scipy import linalg
 from sklearn.metrics.pairwise import rbf_kernel
 
-from kmlib.theory import (
+from kmlib.book.theory import (
     MSPEBound,
     delta_n,
     krr_mspe,

@@ -15,10 +15,12 @@ from sklearn.exceptions import NotFittedError
 
 from .arrays import (
     as_float_array,
+    check_batch,
     check_matrix,
     check_same_length,
     check_square,
     check_vector,
+    check_Xy,
 )
 from .estimators import (
     check_binary_labels,
@@ -40,6 +42,7 @@ from .results import (
 from .scalars import (
     check_int,
     check_lam,
+    check_lam_grid,
     check_nonnegative,
     check_positive,
     check_real,
@@ -54,32 +57,10 @@ from .tolerances import (
 )
 
 __all__ = [
-    "NotFittedError",
-    "EPS",
-    "rank_tol",
-    "eig_tol",
-    "as_float_array",
-    "check_n_features",
-    "check_binary_labels",
-    "check_finite_result",
-    "finite_result",
-    "check_gram_psd",
-    "check_eigenvalues_psd",
-    "PSD_RTOL",
-    "SYMMETRY_RTOL",
-    "check_matrix",
-    "check_vector",
-    "check_same_length",
-    "check_lam",
-    "check_positive",
-    "check_nonnegative",
-    "check_int",
-    "check_labels",
-    "check_kernel",
-    "check_rng",
-    "check_fitted",
-    "check_square",
-    "check_real",
-    "check_symmetric",
-    "psd_eigh",
+    "NotFittedError", "EPS", "rank_tol", "eig_tol", "as_float_array", "check_n_features",
+    "check_binary_labels", "check_finite_result", "finite_result", "check_gram_psd",
+    "check_eigenvalues_psd", "PSD_RTOL", "SYMMETRY_RTOL", "check_matrix", "check_vector",
+    "check_same_length", "check_lam", "check_lam_grid", "check_Xy", "check_batch",
+    "check_positive", "check_nonnegative", "check_int", "check_labels", "check_kernel",
+    "check_rng", "check_fitted", "check_square", "check_real", "check_symmetric", "psd_eigh",
 ]

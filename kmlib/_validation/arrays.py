@@ -1,6 +1,8 @@
 """Array arguments: conversion to float64 and checks of shape, finiteness and length."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse
 from numpy.typing import ArrayLike, NDArray
@@ -111,3 +113,28 @@ def check_square(K: ArrayLike, name: str = "K") -> np.ndarray:
     if A.shape[0] != A.shape[1]:
         raise ValueError(f"{name} must be a square matrix; got shape {A.shape}")
     return A
+
+
+def check_Xy(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+    """A design matrix and a response vector of the same length."""
+    X = check_matrix(X, "X")
+    y = check_vector(y, "y")
+    check_same_length(X, y, "X", "y")
+    return X, y
+
+
+def check_batch(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+    """A stack of datasets: finite X of shape (R, n, p) and y of shape (R, n)."""
+    try:
+        X = as_float_array(X, "X")
+        y = as_float_array(y, "y")
+    except (TypeError, ValueError) as exc:
+        raise ValueError("X and y must be numeric arrays") from exc
+    if X.ndim != 3 or min(X.shape) == 0:
+        raise ValueError(f"X must have shape (n_datasets, n, p) with no empty axis; got {X.shape}")
+    if y.shape != X.shape[:2]:
+        raise ValueError(f"y must have shape (n_datasets, n) = {X.shape[:2]}; got {y.shape}")
+    for arr, name in ((X, "X"), (y, "y")):
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} contains NaN or infinite values")
+    return X, y

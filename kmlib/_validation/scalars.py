@@ -52,6 +52,13 @@ def check_lam(lam: Any, name: str = "lam", *, allow_array: bool = False) -> Any:
     return check_nonnegative(lam, name)
 
 
+def check_lam_grid(lams: Any, name: str = "lams") -> np.ndarray:
+    """Penalties as a non-empty 1-D float array, each finite and >= 0 (a scalar gives one)."""
+    if np.ndim(lams) == 0:
+        return np.array([check_lam(lams, name)])
+    return check_lam(lams, name, allow_array=True)
+
+
 def check_int(value: Any, name: str, *, minimum: int = 1,
               maximum: int | None = None) -> int:
     """Return ``value`` as an int in [minimum, maximum]."""

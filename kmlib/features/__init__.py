@@ -16,8 +16,8 @@ in the number of samples.
 * :func:`rff_uniform_bound` -- how many random features guarantee a uniform
   error ``eps`` over all pairs of ``N`` points.
 
-All randomness goes through an explicit ``seed`` (``None``, an ``int`` or a
-:class:`numpy.random.Generator`).  With an ``int`` seed, refitting draws the same
+All randomness goes through an explicit ``random_state`` (``None``, an ``int`` or a
+:class:`numpy.random.Generator`).  With an ``int`` ``random_state``, refitting draws the same
 features again.  All three are scikit-learn transformers (``fit``/``transform``,
 ``Pipeline``, ``clone``).
 

@@ -21,7 +21,7 @@ from .._validation import (
     finite_result,
 )
 from ..kernels import Kernel
-from ..kernels.vector import _Gaussian, _Laplacian, _Matern
+from ..kernels.vector import spectral_family
 from ._common import (
     _KERNELS,
     _VARIANTS,
@@ -103,7 +103,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
     nu : float, optional
         Matern smoothness :math:`\nu > 0` (``np.inf`` allowed).  Required when
         ``kernel="matern"``, and must be left ``None`` otherwise.
-    seed : None, int or numpy.random.Generator, optional
+    random_state : None, int or numpy.random.Generator, optional
         Source of randomness for the frequencies and phases.
 
     Attributes
@@ -122,16 +122,16 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
     :math:`\sin t = \cos(t - \pi/2)`); everything is float64.
     """
 
-    def __init__(self, sigma: float = 1.0, n_features: int = 100,
+    def __init__(self, *, sigma: float = 1.0, n_features: int = 100,
                  variant: Literal["cos_sin", "cos_phase"] = "cos_sin",
                  kernel: Literal["gaussian", "laplacian", "matern"] = "gaussian",
-                 nu: float | None = None, seed: Seed = None) -> None:
+                 nu: float | None = None, random_state: Seed = None) -> None:
         self.sigma = sigma
         self.n_features = n_features
         self.variant = variant
         self.kernel = kernel
         self.nu = nu
-        self.seed = seed
+        self.random_state = random_state
 
     def _resolve_kernel(self) -> tuple[str, Any, Any]:
         """(family, sigma, nu) from the ``kernel`` parameter: a name or a kmlib Kernel."""
@@ -142,12 +142,9 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
                     "with a Kernel object as kernel, its own parameters are used: leave "
                     f"sigma=1.0 and nu=None; got sigma={self.sigma!r}, nu={self.nu!r}"
                 )
-            if isinstance(k, _Gaussian):
-                return "gaussian", k.sigma, None
-            if isinstance(k, _Laplacian):
-                return "laplacian", 1.0 / k.gamma, None
-            if isinstance(k, _Matern):
-                return "matern", k.length_scale, k.nu
+            family = spectral_family(k)
+            if family is not None:
+                return family
             raise ValueError(
                 "kernel must be kmlib.kernels.gaussian, laplacian or matern (random Fourier "
                 f"features need the spectral density of a shift-invariant kernel); got {k!r}"
@@ -197,7 +194,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         """
         family, sigma, D, nu = self._check_params()
         X = check_matrix(X, "X")
-        rng = check_rng(self.seed)
+        rng = check_rng(self.random_state, "random_state")
         d = X.shape[1]
         W = rng.standard_normal((d, D))
         if family == "gaussian" or (family == "matern" and math.isinf(nu)):

@@ -50,7 +50,7 @@ class Nystroem(TransformerMixin, BaseEstimator):
         ``(len(X), len(Y))``, e.g. ``kmlib.kernels.gaussian(1.0)``.
     n_components : int, default=100
         Number :math:`m` of landmarks; also the output dimension.
-    seed : None, int or numpy.random.Generator, optional
+    random_state : None, int or numpy.random.Generator, optional
         Source of randomness for choosing the landmarks.
     rtol : float, optional
         Relative eigenvalue cut-off of the pseudo-inverse square root:
@@ -76,11 +76,11 @@ class Nystroem(TransformerMixin, BaseEstimator):
         Number of eigenvalues of :math:`K_{mm}` kept.
     """
 
-    def __init__(self, kernel: KernelFunc, n_components: int = 100, seed: Seed = None,
+    def __init__(self, *, kernel: KernelFunc, n_components: int = 100, random_state: Seed = None,
                  rtol: float | None = None) -> None:
         self.kernel = kernel
         self.n_components = n_components
-        self.seed = seed
+        self.random_state = random_state
         self.rtol = rtol
 
     def _gram(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -108,7 +108,7 @@ class Nystroem(TransformerMixin, BaseEstimator):
                 f"X with {n} sample(s)"
             )
         rtol = m * EPS if self.rtol is None else check_positive(self.rtol, "rtol")
-        rng = check_rng(self.seed)
+        rng = check_rng(self.random_state, "random_state")
         idx = np.sort(rng.choice(n, size=m, replace=False))
         L = X[idx]
         Kmm = self._gram(L, L)

@@ -42,7 +42,7 @@ class PositiveRandomFeatures(TransformerMixin, BaseEstimator):
     ----------
     n_features : int, default=100
         Number :math:`D` of random features (the output dimension).
-    seed : None, int or numpy.random.Generator, optional
+    random_state : None, int or numpy.random.Generator, optional
 
     Attributes
     ----------
@@ -50,16 +50,16 @@ class PositiveRandomFeatures(TransformerMixin, BaseEstimator):
         The random vectors :math:`w_j`, one per column.
     """
 
-    def __init__(self, n_features: int = 100, seed: Seed = None) -> None:
+    def __init__(self, *, n_features: int = 100, random_state: Seed = None) -> None:
         self.n_features = n_features
-        self.seed = seed
+        self.random_state = random_state
 
     def fit(self, X: ArrayLike, y: ArrayLike = None) -> "PositiveRandomFeatures":
         """Draw the random vectors for inputs of X's dimension; returns ``self``."""
         D = check_int(self.n_features, "n_features", minimum=1)
         X = check_matrix(X, "X")
-        rng = check_rng(self.seed)
-        self.W_ = rng.standard_normal((X.shape[1], D))
+        rng = check_rng(self.random_state, "random_state")
+        self.W_ = rng.standard_normal((D, X.shape[1])).T   # draws in feature order
         self.n_features_in_ = X.shape[1]
         return self
 

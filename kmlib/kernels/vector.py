@@ -402,3 +402,18 @@ def squared_distance() -> Kernel:
     Kernel
     """
     return _SquaredDistance()
+
+
+def spectral_family(k: Kernel) -> tuple[str, float, float | None] | None:
+    """``(family, width, nu)`` of a Gaussian, Laplacian or Matern kernel object, else None.
+
+    The width is ``sigma``, ``1 / gamma`` and ``length_scale`` respectively: what random
+    Fourier features need to sample the kernel's spectral density.
+    """
+    if isinstance(k, _Gaussian):
+        return "gaussian", k.sigma, None
+    if isinstance(k, _Laplacian):
+        return "laplacian", 1.0 / k.gamma, None
+    if isinstance(k, _Matern):
+        return "matern", k.length_scale, k.nu
+    return None

@@ -1,7 +1,6 @@
-"""Choosing the ridge penalty: hold-out, v-fold and leave-one-out CV, stacking (chapter 2).
+"""Choosing the penalty: hold-out, v-fold and leave-one-out CV, stacking, KRR paths.
 
-Every function here serves chapter 2 of the book ("Choosing λ").  Ridge is
-the estimator of chapter 1,
+Ridge (``cv``, ``stacking``, ``batch``) is the estimator of chapter 1,
 
 .. math::
 
@@ -17,8 +16,9 @@ column that is constant on some training block cannot be standardised and
 raises ``ValueError``.  Without an intercept nothing is centred and
 ``standardize`` scales the raw columns to norm :math:`\\sqrt m`.
 
-Folds convention (shared with :mod:`kmlib._folds`): ``folds`` is an int v,
-meaning ``KFold(v, shuffle=True, seed=0)``, or an iterable of
+Folds convention (one rule for every CV function): ``folds`` is an int v,
+meaning ``KFold(v, shuffle=True, random_state=0)``; a splitter with a ``split(X)``
+method (:class:`KFold`, scikit-learn's ``KFold``); or an iterable of
 ``(train_idx, test_idx)`` pairs whose test sets partition the samples.  The
 CV error is the mean over all n points of the squared out-of-fold error,
 
@@ -36,13 +36,14 @@ coefficients for every λ are :math:`V\\,\\mathrm{diag}(d_j/(d_j^2+\\lambda))
 :func:`numpy.linalg.matrix_rank`).  The ``*_batch`` functions do the same for
 a stack of R datasets at once (one batched SVD per fold), which is what the
 chapter's simulations use.  Functions that compute many small SVDs run them
-with a single BLAS thread (via ``threadpoolctl`` when it is installed):
-threading small factorisations only adds overhead, a factor of ten or more
-on a busy machine.
+with one BLAS thread.  Kernel ridge regression has the same tools, from one
+eigendecomposition (``krr_spectral``) or tridiagonalisation (``krr_cv``) per block,
+and the joint choice of a kernel parameter and the penalty (``krr_tuning``).
 """
 from __future__ import annotations
 
-from .._folds import KFold, resolve_folds
+from .._folds import KFold, Splitter, resolve_folds
+from .batch import cv_curves_batch, oof_predictions_batch, ridge_path_batch
 from .cv import (
     cross_val_curve,
     fold_errors,
@@ -53,50 +54,15 @@ from .cv import (
     oof_predictions,
     ridge_fit_path,
 )
-from .krr_selection import KRRTuningTable, krr_cv_path, krr_loo, krr_path, tune_krr
-from .stacking import (
-    StackedRidge,
-    stack,
-    stack_predict,
-)
-from .studies import (
-    choose_v_study,
-    cv_curves_batch,
-    expected_risk,
-    gaussian_datasets,
-    gaussian_risk,
-    mc_summary,
-    oof_predictions_batch,
-    ridge_path_batch,
-    stacking_study,
-)
+from .krr_cv import krr_cv_path
+from .krr_spectral import krr_loo, krr_path
+from .krr_tuning import KRRTuningTable, tune_krr
+from .stacking import StackedRidge, stack
 
 __all__ = [
-    "KFold",
-    "resolve_folds",
-    "holdout_split",
-    "holdout_curve",
-    "fold_errors",
-    "cross_val_curve",
-    "oof_predictions",
-    "loo_ridge",
-    "gcv_ridge",
-    "stack",
-    "stack_predict",
-    "StackedRidge",
-    "ridge_fit_path",
-    "ridge_path_batch",
-    "oof_predictions_batch",
-    "cv_curves_batch",
-    "gaussian_datasets",
-    "gaussian_risk",
-    "expected_risk",
-    "stacking_study",
-    "choose_v_study",
-    "mc_summary",
-    "krr_path",
-    "krr_cv_path",
-    "krr_loo",
-    "tune_krr",
-    "KRRTuningTable",
+    "KFold", "Splitter", "resolve_folds",
+    "holdout_split", "holdout_curve", "fold_errors", "cross_val_curve", "oof_predictions",
+    "loo_ridge", "gcv_ridge", "stack", "StackedRidge", "ridge_fit_path",
+    "ridge_path_batch", "oof_predictions_batch", "cv_curves_batch",
+    "krr_path", "krr_cv_path", "krr_loo", "tune_krr", "KRRTuningTable",
 ]

@@ -10,23 +10,18 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._typing import Folds, Seed
+from .._folds import Folds, resolve_folds
+from .._typing import Seed
 from .._validation import (
     EPS,
     check_int,
+    check_lam_grid,
     check_positive,
     check_rng,
+    check_Xy,
     finite_result,
 )
-from ._core import (
-    _check_lams,
-    _check_Xy,
-    _one_blas_thread,
-    _path_core,
-    _predict_core,
-    _resolve,
-    _smoother_svd,
-)
+from ._core import _one_blas_thread, _path_core, _predict_core, _smoother_svd
 
 __all__ = [
     "holdout_split",
@@ -41,7 +36,7 @@ __all__ = [
 
 
 def holdout_split(n: int, test_fraction: float = 0.2,
-                  seed: Seed = None) -> tuple[np.ndarray, np.ndarray]:
+                  random_state: Seed = None) -> tuple[np.ndarray, np.ndarray]:
     """Split ``range(n)`` at random into a training and a validation set.
 
     Parameters
@@ -51,7 +46,7 @@ def holdout_split(n: int, test_fraction: float = 0.2,
     test_fraction : float in (0, 1)
         Fraction of the points put in the validation set; the validation set
         has ``round(test_fraction * n)`` points, at least 1 and at most n - 1.
-    seed : int, Generator or None
+    random_state : int, Generator or None
         Seed of the random permutation.
 
     Returns
@@ -61,7 +56,7 @@ def holdout_split(n: int, test_fraction: float = 0.2,
 
     Examples
     --------
-    >>> tr, te = holdout_split(10, 0.3, seed=0)
+    >>> tr, te = holdout_split(10, 0.3, random_state=0)
     >>> len(tr), len(te)
     (7, 3)
     """
@@ -70,7 +65,11 @@ def holdout_split(n: int, test_fraction: float = 0.2,
     if f >= 1:
         raise ValueError(f"test_fraction must lie in (0, 1); got {test_fraction!r}")
     n_te = int(min(max(round(f * n), 1), n - 1))
-    perm = check_rng(seed).permutation(n)
+    rng = check_rng(random_state, "random_state")
+    try:
+        perm = rng.permutation(n)
+    except MemoryError as exc:
+        raise ValueError(f"n = {n} is too large: the split needs {n} indices in memory") from exc
     return np.sort(perm[n_te:]), np.sort(perm[:n_te])
 
 
@@ -97,8 +96,8 @@ def holdout_curve(X: ArrayLike, y: ArrayLike, lams: ArrayLike, train_idx: ArrayL
     err : ndarray of shape (L,)
         Mean squared error on the validation rows.
     """
-    X, y = _check_Xy(X, y)
-    lams = _check_lams(lams)
+    X, y = check_Xy(X, y)
+    lams = check_lam_grid(lams)
     n = len(y)
     idx = []
     for a, name in ((train_idx, "train_idx"), (test_idx, "test_idx")):
@@ -135,7 +134,7 @@ def oof_predictions(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Folds = 
     lams : array of shape (L,)
         Penalties (>= 0).
     folds : int or iterable of (train_idx, test_idx)
-        See the module docstring; an int v means ``KFold(v, shuffle=True, seed=0)``.
+        See the module docstring; an int v means ``KFold(v, shuffle=True, random_state=0)``.
     fit_intercept, standardize : bool
         As in :class:`kmlib.ridge.RidgeRegression`; the centring and scaling
         use the training rows of each fold only.
@@ -144,9 +143,9 @@ def oof_predictions(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Folds = 
     -------
     P : ndarray of shape (n, L)
     """
-    X, y = _check_Xy(X, y)
-    lams = _check_lams(lams)
-    pairs = _resolve(folds, len(y))
+    X, y = check_Xy(X, y)
+    lams = check_lam_grid(lams)
+    pairs = resolve_folds(folds, len(y))
     P = np.empty((len(y), lams.size))
     for tr, te in pairs:
         P[te] = _predict_core(X[tr][None], y[tr][None], X[te][None], lams,
@@ -170,7 +169,7 @@ def cross_val_curve(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Folds = 
     lams : array of shape (L,)
         Penalties (>= 0).
     folds : int or iterable of (train_idx, test_idx)
-        An int v means ``KFold(v, shuffle=True, seed=0)``.
+        An int v means ``KFold(v, shuffle=True, random_state=0)``.
     fit_intercept, standardize : bool
         As in :class:`kmlib.ridge.RidgeRegression`.
 
@@ -181,11 +180,11 @@ def cross_val_curve(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Folds = 
     Examples
     --------
     >>> from kmlib import datasets
-    >>> X, y, _ = datasets.linear_model(40, 3, seed=0)
+    >>> X, y, _ = datasets.linear_model(40, 3, random_state=0)
     >>> cross_val_curve(X, y, [0.1, 1.0, 10.0], folds=5).shape
     (3,)
     """
-    X, y = _check_Xy(X, y)
+    X, y = check_Xy(X, y)
     P = oof_predictions(X, y, lams, folds, fit_intercept=fit_intercept, standardize=standardize)
     return np.mean((y[:, None] - P) ** 2, axis=0)
 
@@ -205,9 +204,9 @@ def fold_errors(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Folds = 5, *
         equals :func:`cross_val_curve` when all folds have the same size, and
         the fold-size weighted average always equals it.
     """
-    X, y = _check_Xy(X, y)
-    lams = _check_lams(lams)
-    pairs = _resolve(folds, len(y))
+    X, y = check_Xy(X, y)
+    lams = check_lam_grid(lams)
+    pairs = resolve_folds(folds, len(y))
     E = np.empty((len(pairs), lams.size))
     for k, (tr, te) in enumerate(pairs):
         P = _predict_core(X[tr][None], y[tr][None], X[te][None], lams,
@@ -228,8 +227,8 @@ def ridge_fit_path(X: ArrayLike, y: ArrayLike, lams: ArrayLike, *, fit_intercept
         Column l is the coefficient vector (original scale) at ``lams[l]``, so
         predictions at new points are ``intercepts + X_new @ coefs``.
     """
-    X, y = _check_Xy(X, y)
-    lams = _check_lams(lams)
+    X, y = check_Xy(X, y)
+    lams = check_lam_grid(lams)
     a, B = _path_core(X[None], y[None], lams, fit_intercept, standardize)
     return a[0], B[0]
 
@@ -271,7 +270,7 @@ def loo_ridge(X: ArrayLike, y: ArrayLike, lams: ArrayLike, *, fit_intercept: boo
         :class:`RuntimeWarning` says so.
     H_diag : ndarray of shape (n, L), only with ``return_leverage=True``
     """
-    lams = _check_lams(lams)
+    lams = check_lam_grid(lams)
     y, yc, h0, U, d = _smoother_svd(X, y, fit_intercept)
     S = d[:, None] ** 2 / (d[:, None] ** 2 + lams)            # (r, L) shrinkage factors
     H = h0 + (U * U) @ S                                      # (n, L) leverages
@@ -304,7 +303,7 @@ def gcv_ridge(X: ArrayLike, y: ArrayLike, lams: ArrayLike, *,
     gcv : ndarray of shape (L,)
         ``inf`` where ``tr(H) = n`` (an interpolating fit).
     """
-    lams = _check_lams(lams)
+    lams = check_lam_grid(lams)
     y, yc, h0, U, d = _smoother_svd(X, y, fit_intercept)
     n = len(y)
     S = d[:, None] ** 2 / (d[:, None] ** 2 + lams)

@@ -24,10 +24,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import lapack
 
-from .._folds import resolve_folds
-from .._typing import Folds
+from .._folds import Folds, resolve_folds
+from .._linalg import dot
 from .._validation import check_finite_result, finite_result
-from ..krr import _dot
 from .krr_spectral import _dual_path, _prepare
 
 __all__ = ["krr_cv_path"]
@@ -55,7 +54,7 @@ def _wy_blocks(c: np.ndarray, tau: np.ndarray) -> list[tuple[int, np.ndarray, np
         nb = i1 - i0
         V = np.tril(c[i0 + 1:, i0:i1], -1)
         V[np.arange(nb), np.arange(nb)] = 1.0
-        G = _dot(V.T, V)
+        G = dot(V.T, V)
         t = tau[i0:i1]
         T = np.zeros((nb, nb))
         for k in range(nb):
@@ -86,7 +85,7 @@ def _tridiagonal_path(A: np.ndarray, y: np.ndarray,
     blocks = _wy_blocks(c, tau)
     b = np.array(y, dtype=float)
     for r0, V, T in blocks:  # b <- Q^T y
-        b[r0:] -= _dot(V, T.T @ _dot(V.T, b[r0:]))
+        b[r0:] -= dot(V, T.T @ dot(V.T, b[r0:]))
     W = np.zeros((m, lams.shape[0]))
     todo = []
     for j, lam in enumerate(lams):
@@ -97,7 +96,7 @@ def _tridiagonal_path(A: np.ndarray, y: np.ndarray,
                 continue
         todo.append(j)
     for r0, V, T in reversed(blocks):  # W <- Q W
-        W[r0:] -= _dot(V, T @ _dot(V.T, W[r0:]))
+        W[r0:] -= dot(V, T @ dot(V.T, W[r0:]))
     return W, todo
 
 
@@ -120,7 +119,7 @@ def _cv_errors(K: np.ndarray, y: np.ndarray, lams: np.ndarray,
         if todo:
             C[:, todo] = _dual_path(K[np.ix_(tr, tr)], y[tr], lams[todo])
             fallback.update(float(lams[j]) for j in todo if lams[j] > 0)
-        resid = y[te][:, None] - _dot(K[np.ix_(te, tr)], C)
+        resid = y[te][:, None] - dot(K[np.ix_(te, tr)], C)
         with np.errstate(over="ignore", invalid="ignore"):
             sse += np.einsum("ij,ij->j", resid, resid)
     if fallback:
@@ -160,7 +159,7 @@ def krr_cv_path(K: ArrayLike, y: ArrayLike, lams: ArrayLike,
     lams : float or array of shape (L,)
         Penalties :math:`\\lambda \\ge 0` (``0``: minimum-norm interpolant).
     folds : int or iterable of (train_idx, test_idx), default 5
-        An int v means ``KFold(v, shuffle=True, seed=0)`` from
+        An int v means ``KFold(v, shuffle=True, random_state=0)`` from
         :mod:`kmlib._folds`; otherwise explicit index pairs whose test sets
         partition ``range(n)``.
 

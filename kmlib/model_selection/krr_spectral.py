@@ -29,16 +29,16 @@ import warnings
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._linalg import check_gram, dot, eigh_owned, pinv_mask
 from .._validation import (
     check_eigenvalues_psd,
     check_finite_result,
-    check_lam,
+    check_lam_grid,
     check_same_length,
     check_vector,
     finite_result,
     rank_tol,
 )
-from ..krr import _check_gram, _dot, _eigh_owned, _pinv_mask
 
 __all__ = ["krr_path", "krr_loo"]
 
@@ -46,25 +46,18 @@ __all__ = ["krr_path", "krr_loo"]
 # ---------------------------------------------------------------------------
 # helpers (shared with krr_cv and krr_tuning)
 # ---------------------------------------------------------------------------
-def _check_lams(lams: ArrayLike, name: str = "lams") -> NDArray[np.float64]:
-    """Return a non-empty 1-D float grid of penalties, each finite and >= 0."""
-    if np.ndim(lams) == 0:
-        return np.array([check_lam(lams, name)])
-    return check_lam(lams, name, allow_array=True)
-
-
 def _prepare(K: ArrayLike, y: ArrayLike, lams: ArrayLike
              ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    K = _check_gram(K, "K")
+    K = check_gram(K, "K")
     y = check_vector(y, "y")
     check_same_length(K, y, "K", "y")
-    return K, y, _check_lams(lams)
+    return K, y, check_lam_grid(lams)
 
 
 def _inverse_filter(d: np.ndarray, lams: np.ndarray) -> NDArray[np.float64]:
     """Matrix ``W[k, j] = 1 / (d_k + lams_j)``, zero where the pseudo-inverse drops it."""
     S = d[:, None] + lams[None, :]
-    keep = _pinv_mask(S, d.shape[0])
+    keep = pinv_mask(S, d.shape[0])
     W = np.zeros_like(S)
     np.divide(1.0, S, out=W, where=keep)
     return W
@@ -77,7 +70,7 @@ def _warn_dropped(d: np.ndarray, lams: np.ndarray, who: str) -> None:
     by the pseudo-inverse, with one :class:`RuntimeWarning` naming the penalties.
     """
     S = d[:, None] + lams[None, :]
-    dropped = ~np.all(_pinv_mask(S, d.shape[0]), axis=0) & (lams > 0)
+    dropped = ~np.all(pinv_mask(S, d.shape[0]), axis=0) & (lams > 0)
     if np.any(dropped):
         warnings.warn(
             f"{who}: K + lam*I is numerically singular for lam in "
@@ -94,9 +87,9 @@ def _dual_path(A: np.ndarray, y: np.ndarray, lams: np.ndarray) -> NDArray[np.flo
     ``A`` is the owned (C-ordered, validated) Gram matrix and is destroyed;
     column ``j`` of the result is ``pinv(A + lams[j] I) @ y``.
     """
-    d, U = _eigh_owned(A)
-    z = _dot(U.T, y)
-    return _dot(U, z[:, None] * _inverse_filter(d, lams))
+    d, U = eigh_owned(A)
+    z = dot(U.T, y)
+    return dot(U, z[:, None] * _inverse_filter(d, lams))
 
 
 # ---------------------------------------------------------------------------
@@ -135,11 +128,11 @@ def krr_path(K: ArrayLike, y: ArrayLike, lams: ArrayLike) -> NDArray[np.float64]
     True
     """
     K, y, lams = _prepare(K, y, lams)
-    d, U = _eigh_owned(np.array(K, order="C", copy=True))
+    d, U = eigh_owned(np.array(K, order="C", copy=True))
     check_eigenvalues_psd(d, "K", who="krr_path")
     _warn_dropped(d, lams, "krr_path")
     G = d[:, None] * _inverse_filter(d, lams)  # d / (d + lam), pseudo-inverse convention
-    fitted = _dot(U, _dot(U.T, y)[:, None] * G)  # (n, L), Fortran order
+    fitted = dot(U, dot(U.T, y)[:, None] * G)  # (n, L), Fortran order
     return check_finite_result(np.ascontiguousarray(fitted.T), "krr_path: the fitted values")
 
 
@@ -195,10 +188,10 @@ def krr_loo(K: ArrayLike, y: ArrayLike, lams: ArrayLike) -> NDArray[np.float64]:
     n = K.shape[0]
     if n < 2:
         raise ValueError(f"K must have at least 2 rows for leave-one-out; got {n}")
-    d, U = _eigh_owned(np.array(K, order="C", copy=True))
+    d, U = eigh_owned(np.array(K, order="C", copy=True))
     check_eigenvalues_psd(d, "K", who="krr_loo")
     S = d[:, None] + lams[None, :]
-    if not np.all(_pinv_mask(S, n)):
+    if not np.all(pinv_mask(S, n)):
         j = int(np.argmin(np.min(np.abs(S), axis=0)))
         raise ValueError(
             f"krr_loo: K + lam*I is numerically singular for lam={float(lams[j]):g}: K's "
@@ -207,8 +200,8 @@ def krr_loo(K: ArrayLike, y: ArrayLike, lams: ArrayLike) -> NDArray[np.float64]:
             "divides by zero there. Use a larger lam"
         )
     W = 1.0 / S
-    alpha = _dot(U, _dot(U.T, y)[:, None] * W)  # (n, L)
-    diag_inv = _dot(U * U, W)  # [(K + lam I)^{-1}]_ii, (n, L)
+    alpha = dot(U, dot(U.T, y)[:, None] * W)  # (n, L)
+    diag_inv = dot(U * U, W)  # [(K + lam I)^{-1}]_ii, (n, L)
     e = alpha / diag_inv
     with np.errstate(over="ignore"):
         loo = np.einsum("ij,ij->j", e, e) / n

@@ -16,10 +16,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._estimator_inputs import gram
-from .._folds import resolve_folds
-from .._typing import Folds
+from .._folds import Folds, resolve_folds
 from .._validation import (
     check_kernel,
+    check_lam_grid,
     check_matrix,
     check_same_length,
     check_symmetric,
@@ -28,7 +28,6 @@ from .._validation import (
 )
 from ..krr import KernelRidge
 from .krr_cv import _cv_errors
-from .krr_spectral import _check_lams
 
 __all__ = ["tune_krr", "KRRTuningTable"]
 
@@ -132,7 +131,7 @@ def tune_krr(X: ArrayLike, y: ArrayLike, kernel_factory: Callable[[Any], Callabl
         raise ValueError(
             "params must be a non-empty sequence of kernel parameters; got an empty one"
         )
-    lams = _check_lams(lams)
+    lams = check_lam_grid(lams)
     n = y.shape[0]
     pairs = resolve_folds(folds, n)
 
@@ -148,7 +147,7 @@ def tune_krr(X: ArrayLike, y: ArrayLike, kernel_factory: Callable[[Any], Callabl
         raise ValueError("every cross-validation error is NaN or infinite; check the kernel")
     i, j = np.unravel_index(np.argmin(np.where(np.isfinite(cv), cv, np.inf)), cv.shape)
     i, j = int(i), int(j)
-    model = KernelRidge(kernel_factory(params[i]), float(lams[j])).fit(X, y)
+    model = KernelRidge(kernel=kernel_factory(params[i]), lam=float(lams[j])).fit(X, y)
     table = KRRTuningTable(params=params, lams=lams, cv=cv, best_param=params[i],
                            best_lam=float(lams[j]), best_cv=float(cv[i, j]),
                            best_index=(i, j))

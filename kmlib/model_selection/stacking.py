@@ -11,7 +11,7 @@ import scipy.optimize
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, RegressorMixin
 
-from .._typing import Folds
+from .._folds import Folds
 from .._validation import (
     check_finite_result,
     check_fitted,
@@ -19,10 +19,8 @@ from .._validation import (
     check_n_features,
     check_same_length,
     check_vector,
+    check_Xy,
     finite_result,
-)
-from ._core import (
-    _check_Xy,
 )
 from .cv import (
     oof_predictions,
@@ -31,7 +29,6 @@ from .cv import (
 
 __all__ = [
     "stack",
-    "stack_predict",
     "StackedRidge",
 ]
 
@@ -58,32 +55,6 @@ def stack(P: ArrayLike, y: ArrayLike) -> np.ndarray:
     check_same_length(P, y, "P", "y")
     w, _ = scipy.optimize.nnls(P, y, maxiter=50 * P.shape[1])
     return w
-
-
-@finite_result
-def stack_predict(P_new: ArrayLike, weights: ArrayLike) -> np.ndarray:
-    """Stacked prediction ``P_new @ weights``.
-
-    Parameters
-    ----------
-    P_new : array of shape (m, L)
-        Predictions at m new points of the L models refitted on all the data
-        (e.g. ``intercepts + X_new @ coefs`` from :func:`ridge_fit_path`).
-    weights : array of shape (L,)
-        Non-negative weights from :func:`stack`.
-
-    Returns
-    -------
-    ndarray of shape (m,)
-    """
-    P_new = check_matrix(P_new, "P_new", allow_1d=False)
-    w = check_vector(weights, "weights")
-    if w.shape[0] != P_new.shape[1]:
-        raise ValueError(f"weights must have length L={P_new.shape[1]} (columns of P_new); "
-                         f"got {w.shape[0]}")
-    if np.any(w < 0):
-        raise ValueError("weights must be non-negative (stacking weights from nnls)")
-    return P_new @ w
 
 
 class StackedRidge(RegressorMixin, BaseEstimator):
@@ -116,7 +87,7 @@ class StackedRidge(RegressorMixin, BaseEstimator):
         The stacked predictor.
     """
 
-    def __init__(self, lams: ArrayLike, folds: Folds = 5, fit_intercept: bool = True,
+    def __init__(self, *, lams: ArrayLike, folds: Folds = 5, fit_intercept: bool = True,
                  standardize: bool = True) -> None:
         self.lams = lams
         self.folds = folds
@@ -125,7 +96,7 @@ class StackedRidge(RegressorMixin, BaseEstimator):
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "StackedRidge":
         """Fit the stacked predictor; returns ``self``."""
-        X, y = _check_Xy(X, y)
+        X, y = check_Xy(X, y)
         opts = dict(fit_intercept=self.fit_intercept, standardize=self.standardize)
         self.oof_ = oof_predictions(X, y, self.lams, self.folds, **opts)
         self.cv_ = np.mean((y[:, None] - self.oof_) ** 2, axis=0)

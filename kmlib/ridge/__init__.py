@@ -1,6 +1,6 @@
 """Ordinary least squares and ridge regression (book chapter 1, "Ridge regression").
 
-The chapter works with the linear model ``Y = X beta0 + eps`` (fixed design,
+Chapter 1 works with the linear model ``Y = X beta0 + eps`` (fixed design,
 ``E eps = 0``, ``Var eps = sigma2 I``) and the ridge estimator
 
     beta_lam = (X^T X + lam I)^{-1} X^T Y,
@@ -16,14 +16,6 @@ the loss).  This module gives
   columns, coefficients reported on the original scale);
 * the SVD view: :func:`shrinkage_factors`, :func:`effective_df`,
   :func:`principal_components`, and the preprocessing :func:`standardize`;
-* exact second moments: :func:`ridge_mse_matrix`, :func:`ols_covariance`,
-  :func:`mse_difference`, :func:`mse_difference_closed_form`,
-  :func:`ridge_beats_ols_threshold`, :func:`ridge_mse_trace`,
-  :func:`ridge_prediction_risk`;
-* simulation and likelihood helpers for the Gaussian model:
-  :func:`simulate_responses`, :func:`simulate_estimates`,
-  :func:`empirical_mse_matrix`, :func:`gaussian_score`,
-  :func:`gaussian_fisher_information`.
 
 No explicit inverse is ever formed: every ``(X^T X + lam I)^{-1}`` is applied
 through a Cholesky factorisation or the SVD.
@@ -37,22 +29,6 @@ from .estimation import (
     ridge,
     ridge_augmented,
     ridge_path,
-)
-from .risk import (
-    mse_difference,
-    mse_difference_closed_form,
-    ols_covariance,
-    ridge_beats_ols_threshold,
-    ridge_mse_matrix,
-    ridge_mse_trace,
-    ridge_prediction_risk,
-)
-from .simulation import (
-    empirical_mse_matrix,
-    gaussian_fisher_information,
-    gaussian_score,
-    simulate_estimates,
-    simulate_responses,
 )
 from .spectral import (
     effective_df,
@@ -72,16 +48,4 @@ __all__ = [
     "principal_components",
     "standardize",
     "RidgeRegression",
-    "ridge_mse_matrix",
-    "ols_covariance",
-    "mse_difference",
-    "mse_difference_closed_form",
-    "ridge_beats_ols_threshold",
-    "ridge_mse_trace",
-    "ridge_prediction_risk",
-    "simulate_responses",
-    "simulate_estimates",
-    "empirical_mse_matrix",
-    "gaussian_score",
-    "gaussian_fisher_information",
 ]

@@ -4,73 +4,21 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 from scipy import linalg as sla
 
+from .._linalg import gram_cholesky
 from .._validation import (
-    check_matrix,
-    check_nonnegative,
-    check_same_length,
-    check_vector,
     rank_tol,
 )
 
 _METHODS = ("primal", "dual", "svd")
 
 
-def _check_Xy(X: ArrayLike, y: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    X = check_matrix(X, "X")
-    y = check_vector(y, "y")
-    check_same_length(X, y, "X", "y")
-    return X, y
-
-
-def _check_beta(beta: ArrayLike, p: int, name: str = "beta0") -> np.ndarray:
-    b = check_vector(beta, name)
-    if b.shape[0] != p:
-        raise ValueError(
-            f"{name} must have one entry per column of X (length {p}); got length {b.shape[0]}"
-        )
-    return b
-
-
-def _rank_deficiency_error(X: np.ndarray, what: str) -> ValueError:
-    n, p = X.shape
-    why = f"p = {p} > n = {n}" if p > n else "its columns are linearly dependent"
-    return ValueError(
-        f"X must have full column rank for {what}; got a {n} x {p} design whose rank is "
-        f"below {p} ({why}). Use ridge(X, y, lam) with lam > 0 instead"
-    )
-
-
-def _full_column_rank(X: np.ndarray) -> bool:
-    n, p = X.shape
-    if p > n:
-        return False
-    # pivoted QR is rank revealing: |R_jj| is non-increasing
-    R = sla.qr(X, mode="r", pivoting=True, check_finite=False)[0]
-    r = np.abs(np.diag(R))
-    return bool(r[-1] > rank_tol(r, max(n, p))) if r[0] > 0 else False
-
-
-def _gram_cholesky(X: np.ndarray, lam: float, what: str):
-    """Cholesky factor of ``X^T X + lam I`` (raises when it is singular)."""
-    p = X.shape[1]
-    if lam == 0 and not _full_column_rank(X):
-        raise _rank_deficiency_error(X, what)
-    G = X.T @ X
-    G[np.diag_indices(p)] += lam
-    try:
-        return sla.cho_factor(G, lower=False, overwrite_a=True, check_finite=False)
-    except np.linalg.LinAlgError as exc:  # pragma: no cover - guarded by the rank test
-        raise _rank_deficiency_error(X, what) from exc
-
-
 def _solve_many(X: np.ndarray, Y: np.ndarray, lam: float, method: str) -> np.ndarray:
     """Ridge coefficients for each column of ``Y`` (shape (n, k)) -> (p, k)."""
     n, p = X.shape
     if method == "primal":
-        c = _gram_cholesky(X, lam, "ridge with lam = 0 (method='primal')")
+        c = gram_cholesky(X, lam, "ridge with lam = 0 (method='primal')")
         return sla.cho_solve(c, X.T @ Y, check_finite=False)
     if method == "dual":
         if lam == 0:
@@ -113,15 +61,3 @@ def _shrink(d: np.ndarray, lams: np.ndarray, shape: tuple[int, int] | None = Non
             tol = rank_tol(d, max(shape)) if shape is not None else 0.0
             out[i] = (d > tol).astype(float)
     return out
-
-
-def _check_moments(X: ArrayLike, beta0: ArrayLike, sigma2: Any) -> tuple[np.ndarray, np.ndarray,
-                   float]:
-    X = check_matrix(X, "X")
-    beta0 = _check_beta(beta0, X.shape[1])
-    sigma2 = check_nonnegative(sigma2, "sigma2")
-    return X, beta0, sigma2
-
-
-def _sym(M: np.ndarray) -> np.ndarray:
-    return 0.5 * (M + M.T)

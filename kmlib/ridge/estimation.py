@@ -12,23 +12,18 @@ from numpy.typing import ArrayLike
 from scipy import linalg as sla
 from sklearn.base import BaseEstimator, RegressorMixin
 
+from .._linalg import rank_deficiency_error
 from .._validation import (
     check_finite_result,
     check_fitted,
     check_lam,
     check_matrix,
     check_n_features,
+    check_Xy,
     finite_result,
     rank_tol,
 )
-from ._core import (
-    _check_method,
-    _check_Xy,
-    _filter,
-    _rank_deficiency_error,
-    _shrink,
-    _solve_many,
-)
+from ._core import _check_method, _filter, _shrink, _solve_many
 from .spectral import (
     standardize,
 )
@@ -67,14 +62,14 @@ def ols(X: ArrayLike, y: ArrayLike) -> np.ndarray:
     ValueError
         If ``X`` lacks full column rank (including ``p > n``); use :func:`ridge`.
     """
-    X, y = _check_Xy(X, y)
+    X, y = check_Xy(X, y)
     n, p = X.shape
     if p > n:
-        raise _rank_deficiency_error(X, "ordinary least squares")
+        raise rank_deficiency_error(X, "ordinary least squares")
     Q, R, perm = sla.qr(X, mode="economic", pivoting=True, check_finite=False)
     r = np.abs(np.diag(R))
     if r[0] == 0 or r[-1] <= rank_tol(r, max(n, p)):
-        raise _rank_deficiency_error(X, "ordinary least squares")
+        raise rank_deficiency_error(X, "ordinary least squares")
     beta = np.empty(p)
     beta[perm] = sla.solve_triangular(R, Q.T @ y, lower=False, check_finite=False)
     return beta
@@ -115,7 +110,7 @@ def ridge(X: ArrayLike, y: ArrayLike, lam: float,
         On invalid input, an unknown ``method``, or ``lam = 0`` with a method
         that cannot handle it.
     """
-    X, y = _check_Xy(X, y)
+    X, y = check_Xy(X, y)
     lam = check_lam(lam, "lam")
     method = _check_method(method)
     return _solve_many(X, y[:, None], lam, method)[:, 0]
@@ -141,7 +136,7 @@ def ridge_path(X: ArrayLike, y: ArrayLike, lams: ArrayLike) -> np.ndarray:
     betas : ndarray of shape (L, p)
         Row ``l`` is ``ridge(X, y, lams[l])``.
     """
-    X, y = _check_Xy(X, y)
+    X, y = check_Xy(X, y)
     lams = np.atleast_1d(check_lam(lams, "lams", allow_array=True))
     U, d, Vt = np.linalg.svd(X, full_matrices=False)
     Uty = U.T @ y
@@ -165,7 +160,7 @@ def fitted_values_path(X: ArrayLike, y: ArrayLike, lams: ArrayLike) -> np.ndarra
     fitted : ndarray of shape (L, n)
         Row ``l`` is ``X @ ridge(X, y, lams[l])``.
     """
-    X, y = _check_Xy(X, y)
+    X, y = check_Xy(X, y)
     lams = np.atleast_1d(check_lam(lams, "lams", allow_array=True))
     U, d, _ = np.linalg.svd(X, full_matrices=False)
     S = _shrink(d, lams, X.shape)  # (L, m)
@@ -198,7 +193,7 @@ def ridge_augmented(X: ArrayLike, y: ArrayLike, lam: float, *, fit_intercept: bo
     beta : ndarray of shape (p,)
         The fitted coefficients.
     """
-    X, y = _check_Xy(X, y)
+    X, y = check_Xy(X, y)
     lam = check_lam(lam, "lam")
     n, p = X.shape
     ones = np.ones((n, 1)) if fit_intercept else np.zeros((n, 0))
@@ -249,7 +244,7 @@ class RidgeRegression(RegressorMixin, BaseEstimator):
         Number of columns seen in ``fit``.
     """
 
-    def __init__(self, lam: float = 1.0, fit_intercept: bool = True,
+    def __init__(self, *, lam: float = 1.0, fit_intercept: bool = True,
                  standardize: bool = True) -> None:
         self.lam = lam
         self.fit_intercept = fit_intercept
@@ -268,7 +263,7 @@ class RidgeRegression(RegressorMixin, BaseEstimator):
         self : RidgeRegression
         """
         lam = check_lam(self.lam, "lam")
-        X, y = _check_Xy(X, y)
+        X, y = check_Xy(X, y)
         n, p = X.shape
         if self.standardize:
             Z, x_mean, scale = standardize(X, center=bool(self.fit_intercept))

@@ -21,6 +21,6 @@ is a handful of vectorised numpy passes over length-n arrays.
 from __future__ import annotations
 
 from .estimator import C_from_lam, KernelSVM
-from .smo import smo_solve
+from .smo import SMOResult, smo_solve
 
-__all__ = ["KernelSVM", "C_from_lam", "smo_solve"]
+__all__ = ["KernelSVM", "C_from_lam", "smo_solve", "SMOResult"]

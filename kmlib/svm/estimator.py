@@ -124,7 +124,7 @@ class KernelSVM(ClassifierMixin, BaseEstimator):
     solver itself is :func:`smo_solve`.
     """
 
-    def __init__(self, kernel: Callable[..., Any] | Literal["precomputed"], C: float = 1.0,
+    def __init__(self, *, kernel: Callable[..., Any] | Literal["precomputed"], C: float = 1.0,
                  tol: float = 1e-3, max_iter: int = 100_000) -> None:
         self.kernel = kernel
         self.C = C

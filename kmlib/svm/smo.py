@@ -19,7 +19,7 @@ a kernel and the training inputs (the kernel cache behind
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -40,9 +40,19 @@ from .._validation import (
 _TAU = 1e-12
 
 
+class SMOResult(NamedTuple):
+    """What :func:`smo_solve` returns (unpacks like a tuple, in this order)."""
+
+    a: np.ndarray        #: the dual variables, shape (n,)
+    b: float             #: the intercept
+    objective: float     #: the dual objective at ``a``
+    n_iter: int          #: number of two-variable updates performed
+    converged: bool      #: whether the stopping rule was met within ``max_iter``
+
+
 @finite_result
 def smo_solve(K: ArrayLike, y: ArrayLike, C: float, tol: float = 1e-3,
-              max_iter: int = 100_000) -> tuple[NDArray[np.float64], float, float, int, bool]:
+              max_iter: int = 100_000) -> SMOResult:
     r"""Solve the C-SVM dual on a kernel matrix by SMO with second-order working-set selection.
 
     Minimises :math:`\tfrac12 a^\top Q a - \mathbf 1^\top a` with
@@ -65,16 +75,10 @@ def smo_solve(K: ArrayLike, y: ArrayLike, C: float, tol: float = 1e-3,
 
     Returns
     -------
-    a : ndarray of shape (n,)
-        The dual variables.
-    b : float
-        The intercept.
-    objective : float
-        The dual objective :math:`\sum_i a_i - \tfrac12 a^\top Q a` at ``a``.
-    n_iter : int
-        Number of two-variable updates performed.
-    converged : bool
-        Whether the stopping rule was met within ``max_iter`` iterations.
+    SMOResult
+        ``(a, b, objective, n_iter, converged)``: the dual variables, the intercept, the
+        dual objective :math:`\sum_i a_i - \tfrac12 a^\top Q a` at ``a``, the number of
+        two-variable updates and whether the stopping rule was met within ``max_iter``.
     """
     K = check_square(K, "K")
     y = check_labels(y)
@@ -196,7 +200,7 @@ def _smo(row: Callable[[int], NDArray[np.float64]], diag: NDArray[np.float64], y
         m_up = float(np.max(g[up])) if np.any(up) else float(np.min(g[low]))
         M_low = float(np.min(g[low])) if np.any(low) else m_up
         b = 0.5 * (m_up + M_low)
-    return a, b, objective, n_iter, converged
+    return SMOResult(a, b, objective, n_iter, converged)
 
 
 class _LazyRows:

@@ -7,7 +7,7 @@ answers one line on stdout; forking from a warm process saves re-importing numpy
 scipy and kmlib for every student. Started by ``scripts/grade.py``. The job (on stdin)
 holds the check cells of the lecturer's copy of the sheet, its import statements and
 the folder of answers written by ``run_student.py``. Each check runs in a fresh
-namespace: the sheet's imports (the lecturer's ``kmlib.exercises`` modules, imported
+namespace: the sheet's imports (the lecturer's ``kmlib.book.exercises`` modules, imported
 here, never touched by the student's code) plus the student's answers decoded from
 JSON and ``.npy`` files without pickle. The result of each check is its printed line
 when it passes and its error message when it fails.
@@ -183,7 +183,7 @@ def serve() -> int:
     """Import the sheet's modules once, then grade each job line in a forked child."""
     out = sys.stdout
     first = json.loads(sys.stdin.readline())
-    exec(first["imports"], {})  # numpy, scipy, kmlib.exercises.chNN: loaded before any fork
+    exec(first["imports"], {})  # numpy, scipy, kmlib.book.exercises.chNN: loaded before any fork
     for line in sys.stdin:
         job = json.loads(line)
         read_fd, write_fd = os.pipe()

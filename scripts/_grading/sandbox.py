@@ -12,7 +12,7 @@ the whole process group is killed.
 
 The checks then run in a second fresh process (``run_checks.py``) that imports
 the lecturer's checkers and reads the answers as data, so a notebook that
-patches ``kmlib.exercises`` or reassigns ``check_...`` changes nothing there.
+patches ``kmlib.book.exercises`` or reassigns ``check_...`` changes nothing there.
 With a :class:`ChecksServer` that process is forked, under the same limits, from
 one that imported the checkers once for the whole class.
 """

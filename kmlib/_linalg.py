@@ -1,0 +1,143 @@
+"""Private linear algebra shared by kmlib's modules (and the book's helpers).
+
+One place for the factorisations and products that several packages need: the
+checked Gram matrix, an in-place symmetric eigendecomposition, scipy-BLAS products,
+the pseudo-inverse rank mask, the Cholesky factor of ``X^T X + lam I`` with its
+rank test, and the one-BLAS-thread context for loops of small factorisations.
+Names here carry no underscore because other packages import them; the module
+itself is private.
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+from typing import Any
+
+import numpy as np
+import scipy.linalg as sla
+from numpy.typing import ArrayLike
+from scipy.linalg import blas
+from threadpoolctl import threadpool_limits
+
+from ._validation import check_gram_psd, check_square, check_symmetric, rank_tol
+
+__all__ = ["check_gram", "eigh_owned", "eigh_copy", "dot", "pinv_mask", "full_column_rank",
+           "rank_deficiency_error", "gram_cholesky", "sym", "one_blas_thread"]
+
+
+def check_gram(K: ArrayLike, name: str = "K") -> np.ndarray:
+    """Return ``K`` as a finite, square, symmetric, PSD float array (not copied)."""
+    A = check_square(K, name)
+    check_symmetric(A, name)
+    check_gram_psd(A, name)
+    return A
+
+
+def eigh_owned(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Eigendecomposition of a symmetric matrix that the caller owns (``A`` is overwritten).
+
+    ``A`` is C-contiguous and symmetric, so ``A.T`` is a Fortran-ordered view of the same
+    matrix and LAPACK works in place without a copy.  Eigenvalues come in ascending order.
+    """
+    return sla.eigh(A.T, lower=True, overwrite_a=True, check_finite=False, driver="evd")
+
+
+def eigh_copy(K: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Eigendecomposition of a private copy of the symmetric matrix ``K``."""
+    return eigh_owned(np.array(K, dtype=float, order="C", copy=True))
+
+
+def dot(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``A @ B`` through scipy's BLAS (``dgemm``); ``B`` may be 1-D.
+
+    The fast paths alternate LAPACK factorisations (scipy) with products; keeping both on
+    scipy's OpenBLAS avoids two thread pools competing for few cores.  Contiguous inputs
+    pass without a copy (a C-ordered matrix goes as its transpose with the ``trans``
+    flag).  The result is Fortran-ordered.
+    """
+    vec = B.ndim == 1
+    if vec:
+        B = B[:, None]
+
+    def operand(M: np.ndarray) -> tuple[np.ndarray, int]:
+        if M.flags.f_contiguous:
+            return M, 0
+        if M.flags.c_contiguous:
+            return M.T, 1
+        return np.asfortranarray(M), 0
+
+    a, ta = operand(A)
+    b, tb = operand(B)
+    out = blas.dgemm(1.0, a, b, trans_a=ta, trans_b=tb)
+    return out[:, 0] if vec else out
+
+
+def pinv_mask(s: np.ndarray, n: int) -> np.ndarray:
+    """Mask of the eigenvalues ``s`` (along axis 0) of an n-by-n matrix kept by its pseudo-inverse.
+
+    ``|s_j| > n * eps * max |s|``: the default tolerance of :func:`numpy.linalg.matrix_rank`.
+    """
+    a = np.abs(s)
+    return a > rank_tol(a, n, axis=0)
+
+
+def rank_deficiency_error(X: np.ndarray, what: str) -> ValueError:
+    """The error for a design without full column rank where ``what`` needs one."""
+    n, p = X.shape
+    why = f"p = {p} > n = {n}" if p > n else "its columns are linearly dependent"
+    return ValueError(
+        f"X must have full column rank for {what}; got a {n} x {p} design whose rank is "
+        f"below {p} ({why}). Use ridge(X, y, lam) with lam > 0 instead"
+    )
+
+
+def full_column_rank(X: np.ndarray) -> bool:
+    """Whether ``X`` has full column rank (pivoted QR, the rank tolerance of ``rank_tol``)."""
+    n, p = X.shape
+    if p > n:
+        return False
+    R = sla.qr(X, mode="r", pivoting=True, check_finite=False)[0]  # |R_jj| non-increasing
+    r = np.abs(np.diag(R))
+    return bool(r[-1] > rank_tol(r, max(n, p))) if r[0] > 0 else False
+
+
+def gram_cholesky(X: np.ndarray, lam: float, what: str) -> Any:
+    """Cholesky factor of ``X^T X + lam I`` (``ValueError`` when it is singular)."""
+    p = X.shape[1]
+    if lam == 0 and not full_column_rank(X):
+        raise rank_deficiency_error(X, what)
+    G = X.T @ X
+    G[np.diag_indices(p)] += lam
+    try:
+        return sla.cho_factor(G, lower=False, overwrite_a=True, check_finite=False)
+    except np.linalg.LinAlgError as exc:  # pragma: no cover - guarded by the rank test
+        raise rank_deficiency_error(X, what) from exc
+
+
+def sym(M: np.ndarray) -> np.ndarray:
+    """The symmetric part ``(M + M^T) / 2`` (removes rounding asymmetry)."""
+    return 0.5 * (M + M.T)
+
+
+_state = threading.local()
+
+
+class one_blas_thread(contextlib.ContextDecorator):  # noqa: N801 - used like a function
+    """One BLAS thread for a block (``with one_blas_thread():``) or a function (as decorator).
+
+    Loops of small factorisations gain nothing from BLAS threads and lose a factor of ten
+    or more to thread start-up and spinning on a busy machine.  Nested uses keep the
+    outer limit and cost nothing (setting a limit takes milliseconds).
+    """
+
+    def __enter__(self) -> one_blas_thread:
+        depth = getattr(_state, "depth", 0)
+        if depth == 0:
+            self._limits = threadpool_limits(limits=1, user_api="blas")
+        _state.depth = depth + 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _state.depth -= 1
+        if _state.depth == 0:
+            self._limits.restore_original_limits()
