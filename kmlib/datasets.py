@@ -30,7 +30,7 @@ __all__ = [
 
 
 @finite_result
-def linear_model(n: int, p: int, *, beta: ArrayLike = None, sigma: float = 1.0,
+def linear_model(n: int, p: int, *, beta: ArrayLike = None, noise: float = 1.0,
                  random_state: Seed = None, rho: float = 0.0) -> tuple[np.ndarray, np.ndarray,
                                                                        np.ndarray]:
     """Draw a design and responses from the linear model ``Y = X beta + eps``.
@@ -41,8 +41,8 @@ def linear_model(n: int, p: int, *, beta: ArrayLike = None, sigma: float = 1.0,
         Sample size and number of predictors.
     beta : array of shape (p,), optional
         True coefficients beta^0; standard normal draws when omitted.
-    sigma : float
-        Noise standard deviation (Var eps = sigma^2 I).
+    noise : float
+        Noise standard deviation (Var eps = noise^2 I), as in :func:`two_moons`.
     random_state : int, Generator or None
         Source of randomness.
     rho : float in [0, 1)
@@ -56,7 +56,7 @@ def linear_model(n: int, p: int, *, beta: ArrayLike = None, sigma: float = 1.0,
     """
     n = check_int(n, "n")
     p = check_int(p, "p")
-    sigma = check_nonnegative(sigma, "sigma")
+    noise = check_nonnegative(noise, "noise")
     rho = check_nonnegative(rho, "rho")
     if rho >= 1:
         raise ValueError(f"rho must lie in [0, 1); got {rho}")
@@ -68,7 +68,7 @@ def linear_model(n: int, p: int, *, beta: ArrayLike = None, sigma: float = 1.0,
     beta = check_vector(beta, "beta")
     if beta.shape[0] != p:
         raise ValueError(f"beta must have length p={p}; got {beta.shape[0]}")
-    y = X @ beta + sigma * rng.standard_normal(n)
+    y = X @ beta + noise * rng.standard_normal(n)
     return X, y, beta
 
 

@@ -59,7 +59,10 @@ def points_comment(points: float) -> str:
 
 
 def assigned_names(source: str) -> list[str]:
-    """Top-level names a solution cell binds (assignments, defs, for-targets)."""
+    """Top-level names a solution cell binds (assignments, function and class definitions).
+
+    Each public name once, in order of first binding; names starting with ``_`` are left out.
+    """
     try:
         tree = ast.parse(source)
     except SyntaxError:

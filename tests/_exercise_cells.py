@@ -8,35 +8,17 @@ check cell must raise ``AssertionError``.
 """
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pytest
 from _notebooks import read
+from make_exercises import assigned_names  # the generator's own rule for the stubs
 
 
 def code_cells(path: Path) -> list[tuple[list[str], str]]:
     """The code cells of the MyST notebook at ``path`` as (tags, source) pairs."""
     nb = read(path)
     return [(c.metadata.get("tags", []), c.source) for c in nb.cells if c.cell_type == "code"]
-
-
-def assigned_names(src: str) -> list[str]:
-    """Names bound at the top level of ``src`` by assignments, function and class definitions."""
-    names = []
-    for node in ast.parse(src).body:
-        targets = []
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-            targets = [node.target]
-        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            names.append(node.name)
-        for t in targets:
-            for sub in ast.walk(t):
-                if isinstance(sub, ast.Name):
-                    names.append(sub.id)
-    return names
 
 
 def check_sources(cells: list[tuple[list[str], str]]) -> list[str]:

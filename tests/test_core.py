@@ -170,9 +170,9 @@ def test_figure_uses_the_book_palette():
 # ------------------------------------------------------------------ data
 
 def test_linear_model_matches_its_definition_and_is_seeded():
-    X, y, beta = datasets.linear_model(200, 3, beta=[1.0, -2.0, 0.5], sigma=0.0, random_state=0)
+    X, y, beta = datasets.linear_model(200, 3, beta=[1.0, -2.0, 0.5], noise=0.0, random_state=0)
     np.testing.assert_allclose(y, X @ beta)
-    X2, y2, _ = datasets.linear_model(200, 3, beta=[1.0, -2.0, 0.5], sigma=0.0, random_state=0)
+    X2, y2, _ = datasets.linear_model(200, 3, beta=[1.0, -2.0, 0.5], noise=0.0, random_state=0)
     np.testing.assert_array_equal(X, X2)
     with pytest.raises(ValueError, match="beta must have length"):
         datasets.linear_model(10, 3, beta=[1.0, 2.0])

@@ -10,15 +10,11 @@ folder, so a second execution would only repeat that run.
 """
 from __future__ import annotations
 
-import sys
-
+import make_exercises
 import nbformat
 import pytest
 from _notebooks import ROOT, myst_notebooks, read
 from nbclient import NotebookClient
-
-sys.path.insert(0, str(ROOT / "scripts"))
-import make_exercises  # noqa: E402
 
 SOURCES = myst_notebooks("exercises")
 

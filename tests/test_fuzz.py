@@ -115,7 +115,7 @@ ENTRY_POINTS = {
     "kernels.is_psd": (kernels.is_psd, dict(K=K)),
     "kernels.is_nds": (kernels.is_nds, dict(K=-K)),
     "kernels.empirical_feature_map": (kernels.empirical_feature_map, dict(K=K)),
-    "datasets.linear_model": (datasets.linear_model, dict(n=5, p=2, sigma=1.0, random_state=0)),
+    "datasets.linear_model": (datasets.linear_model, dict(n=5, p=2, noise=1.0, random_state=0)),
     "datasets.two_moons": (datasets.two_moons, dict(n=6, noise=0.1, random_state=0)),
     "datasets.sine_and_square": (datasets.sine_and_square, dict(n=6, noise=0.1, random_state=0)),
     "datasets.sine_target": (datasets.sine_target, dict(x=np.linspace(0.0, 1.0, 5))),

@@ -12,18 +12,15 @@ from __future__ import annotations
 
 import csv
 import os
-import sys
 from pathlib import Path
 
+import grade
+import make_exercises
 import nbformat
 import pytest
+from _grading import sandbox
+from _grading.sheet import load_sheet
 from _notebooks import ROOT
-
-sys.path.insert(0, str(ROOT / "scripts"))
-import grade  # noqa: E402
-import make_exercises  # noqa: E402
-from _grading import sandbox  # noqa: E402
-from _grading.sheet import load_sheet  # noqa: E402
 
 SHEETS = ROOT / "tests" / "data" / "grading" / "sheets"
 TINY = SHEETS / "01_tiny.md"

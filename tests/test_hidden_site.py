@@ -18,15 +18,12 @@ import io
 import json
 import os
 import re
-import sys
 import zipfile
 from pathlib import Path
 
+import make_exercises
 import pytest
 from _notebooks import ROOT, myst_notebooks, read
-
-sys.path.insert(0, str(ROOT / "scripts"))
-import make_exercises  # noqa: E402
 
 HIDDEN = Path(os.environ.get("KMBOOK_HIDDEN_SITE", ROOT / "_build" / "hidden" / "_build" / "html"))
 SHOWN = Path(os.environ.get("KMBOOK_SITE", ROOT / "_build" / "html"))

@@ -5,14 +5,9 @@ should see, written out by hand from what the website shows.
 """
 from __future__ import annotations
 
-import sys
-
 import nbformat
+import plain_notebook as pn
 import pytest
-from _notebooks import ROOT
-
-sys.path.insert(0, str(ROOT / "_ext"))
-import plain_notebook as pn  # noqa: E402
 
 
 def _look(**kw):
