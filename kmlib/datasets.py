@@ -4,7 +4,7 @@ Nothing here downloads anything.  Every generator takes an explicit ``random_sta
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -19,20 +19,38 @@ from ._validation import (
     finite_result,
 )
 
-__all__ = [
-    "linear_model",
-    "diabetes",
-    "two_moons",
-    "sine_target",
-    "square_wave_target",
-    "sine_and_square",
-]
+
+class LinearModelData(NamedTuple):
+    """What :func:`linear_model` returns (unpacks like a tuple)."""
+
+    X: np.ndarray
+    y: np.ndarray
+    beta: np.ndarray
+
+
+class DiabetesData(NamedTuple):
+    """What :func:`diabetes` returns (unpacks like a tuple)."""
+
+    X: np.ndarray
+    y: np.ndarray
+    feature_names: list[str]
+
+
+class SineSquareData(NamedTuple):
+    """What :func:`sine_and_square` returns (unpacks like a tuple)."""
+
+    X: np.ndarray
+    y_sine: np.ndarray
+    y_square: np.ndarray
+
+
+__all__ = ["linear_model", "diabetes", "two_moons", "sine_target", "square_wave_target",
+           "sine_and_square", "LinearModelData", "DiabetesData", "SineSquareData"]
 
 
 @finite_result
 def linear_model(n: int, p: int, *, beta: ArrayLike = None, noise: float = 1.0,
-                 random_state: Seed = None, rho: float = 0.0) -> tuple[np.ndarray, np.ndarray,
-                                                                       np.ndarray]:
+                 random_state: Seed = None, rho: float = 0.0) -> LinearModelData:
     """Draw a design and responses from the linear model ``Y = X beta + eps``.
 
     Parameters
@@ -69,11 +87,11 @@ def linear_model(n: int, p: int, *, beta: ArrayLike = None, noise: float = 1.0,
     if beta.shape[0] != p:
         raise ValueError(f"beta must have length p={p}; got {beta.shape[0]}")
     y = X @ beta + noise * rng.standard_normal(n)
-    return X, y, beta
+    return LinearModelData(X, y, beta)
 
 
 @finite_result
-def diabetes() -> tuple[np.ndarray, np.ndarray, list[str]]:
+def diabetes() -> DiabetesData:
     """scikit-learn's bundled diabetes data (442 patients, 10 baseline variables).
 
     Returns the raw (unscaled) predictors, the disease-progression response and
@@ -83,7 +101,7 @@ def diabetes() -> tuple[np.ndarray, np.ndarray, list[str]]:
 
     data = load_diabetes(scaled=False)
     X = np.asarray(data.data, dtype=float)
-    return X, np.asarray(data.target, dtype=float), list(data.feature_names)
+    return DiabetesData(X, np.asarray(data.target, dtype=float), list(data.feature_names))
 
 
 # ---------------------------------------------------------------------------
@@ -184,7 +202,7 @@ def square_wave_target(x: ArrayLike) -> Any:
 
 @finite_result
 def sine_and_square(n: int, noise: float = 0.1,
-                    random_state: Seed = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                    random_state: Seed = None) -> SineSquareData:
     """Training data for the smoothness-matching KRR experiment (Chapter 7).
 
     Inputs ``x_i ~ Uniform[0, 1]`` (i.i.d.), and two responses at the same inputs,
@@ -219,4 +237,4 @@ def sine_and_square(n: int, noise: float = 0.1,
     x = rng.uniform(0.0, 1.0, size=n)
     y_sine = sine_target(x) + noise * rng.standard_normal(n)
     y_square = square_wave_target(x) + noise * rng.standard_normal(n)
-    return x[:, None], y_sine, y_square
+    return SineSquareData(x[:, None], y_sine, y_square)

@@ -163,6 +163,9 @@ def test_every_bad_value_of_every_argument(name):
 NOT_ENTRY_POINTS = {
     "kernels.Kernel", "ms.KFold", "ms.Splitter", "ms.resolve_folds", "ms.KRRTuningTable",
     "ms.StackedRidge", "datasets.diabetes",
+    # named tuples of results
+    "datasets.LinearModelData", "datasets.DiabetesData", "datasets.SineSquareData",
+    "ridge.PrincipalComponents", "ridge.Standardized",
     # set kernels: their inputs are finite sets (Python sets), not numeric arrays
     "kernels.jaccard", "kernels.intersection_power", "svm.SMOResult", "kernels.SPECTRAL_KERNELS",
 }

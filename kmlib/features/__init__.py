@@ -42,8 +42,5 @@ from .positive import (
 )
 
 __all__ = [
-    "RandomFourierFeatures",
-    "Nystroem",
-    "PositiveRandomFeatures",
-    "rff_uniform_bound",
+    "RandomFourierFeatures", "Nystroem", "PositiveRandomFeatures", "rff_uniform_bound",
 ]

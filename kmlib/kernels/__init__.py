@@ -40,21 +40,7 @@ from .vector import (
 )
 
 __all__ = [
-    "Kernel",
-    "linear",
-    "polynomial",
-    "gaussian",
-    "laplacian",
-    "matern",
-    "exponential",
-    "sobolev1",
-    "sobolev2",
-    "jaccard",
-    "intersection_power",
-    "sigmoid",
-    "squared_distance",
-    "is_psd",
-    "is_nds",
-    "pds_from_nds",
-    "empirical_feature_map",
+    "Kernel", "linear", "polynomial", "gaussian", "laplacian", "matern", "exponential",
+    "sobolev1", "sobolev2", "jaccard", "intersection_power", "sigmoid", "squared_distance",
+    "is_psd", "is_nds", "pds_from_nds", "empirical_feature_map",
 ]

@@ -31,6 +31,8 @@ from .estimation import (
     ridge_path,
 )
 from .spectral import (
+    PrincipalComponents,
+    Standardized,
     effective_df,
     principal_components,
     shrinkage_factors,
@@ -38,14 +40,7 @@ from .spectral import (
 )
 
 __all__ = [
-    "ols",
-    "ridge",
-    "ridge_path",
-    "fitted_values_path",
-    "ridge_augmented",
-    "shrinkage_factors",
-    "effective_df",
-    "principal_components",
-    "standardize",
-    "RidgeRegression",
+    "ols", "ridge", "ridge_path", "fitted_values_path", "ridge_augmented", "shrinkage_factors",
+    "effective_df", "principal_components", "standardize", "RidgeRegression",
+    "PrincipalComponents", "Standardized",
 ]

@@ -4,7 +4,7 @@ Chapter "Ridge regression"; also the standardisation used by every ridge estimat
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -84,7 +84,23 @@ def effective_df(X: ArrayLike, lam: float | ArrayLike) -> Any:
 
 
 @finite_result
-def principal_components(X: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+class PrincipalComponents(NamedTuple):
+    """What :func:`principal_components` returns (unpacks like a tuple)."""
+
+    scores: np.ndarray
+    V: np.ndarray
+    variances: np.ndarray
+
+
+class Standardized(NamedTuple):
+    """What :func:`standardize` returns (unpacks like a tuple)."""
+
+    Z: np.ndarray
+    mean: np.ndarray
+    scale: np.ndarray
+
+
+def principal_components(X: ArrayLike) -> PrincipalComponents:
     """Principal components of the column-centred design via its thin SVD.
 
     With ``Xc = X - mean = U D V^T``, the j-th principal component is
@@ -107,11 +123,11 @@ def principal_components(X: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarr
     X = check_matrix(X, "X")
     Xc = X - X.mean(axis=0)
     U, d, Vt = np.linalg.svd(Xc, full_matrices=False)
-    return U * d, Vt.T, d**2 / X.shape[0]
+    return PrincipalComponents(U * d, Vt.T, d**2 / X.shape[0])
 
 
 @finite_result
-def standardize(X: ArrayLike, *, center: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def standardize(X: ArrayLike, *, center: bool = True) -> Standardized:
     """Centre each column and scale it to Euclidean norm ``sqrt(n)``.
 
     After this the columns have mean 0 and variance 1 with the ``1/n``
@@ -157,4 +173,4 @@ def standardize(X: ArrayLike, *, center: bool = True) -> tuple[np.ndarray, np.nd
             f"X has constant column(s) {bad.tolist()}, which cannot be standardised "
             "(zero spread); drop them (RidgeRegression also accepts standardize=False)"
         )
-    return Z / scale, mean, scale
+    return Standardized(Z / scale, mean, scale)
