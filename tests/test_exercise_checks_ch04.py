@@ -175,3 +175,79 @@ def test_violation_rejects_too_few_or_harmless_points():
         ch04.check_violation(np.arange(11.0))
     with pytest.raises(AssertionError, match="is None"):
         ch04.check_violation(None)
+
+
+# --------------------------------------------------------------------------- #
+# Matern Gram matrices
+# --------------------------------------------------------------------------- #
+def _matern_min_eig(nu, x, ell=0.5):
+    """Reference: scikit-learn's Matern kernel (closed forms) and numpy's eigvalsh."""
+    return np.linalg.eigvalsh(Matern(length_scale=ell, nu=nu)(x[:, None]))[0]
+
+
+def test_matern_gram_accepts_scikit_learn(capsys):
+    """Reference: scikit-learn's Matern Gram matrices on the sheet's points (seed 7)."""
+    x = np.random.default_rng(7).uniform(0.0, 10.0, 40)          # the sheet's code
+    ch04.check_matern_gram(_matern_min_eig(1.5, x), _matern_min_eig(2.5, x))
+    assert capsys.readouterr().out.startswith("Correct:")
+
+
+def test_matern_gram_diagnoses_mistakes():
+    x = ch04.sheet_matern_points()
+    lo32, lo52 = _matern_min_eig(1.5, x), _matern_min_eig(2.5, x)
+    hi32 = np.linalg.eigvalsh(Matern(length_scale=0.5, nu=1.5)(x[:, None]))[-1]
+    with pytest.raises(AssertionError, match="largest eigenvalue"):
+        ch04.check_matern_gram(hi32, lo52)
+    with pytest.raises(AssertionError, match="swapped") as info:
+        ch04.check_matern_gram(lo52, lo32)
+    assert not any(np.isclose(v, [lo32, lo52], rtol=1e-6).any() for v in _numbers(str(info.value)))
+    with pytest.raises(AssertionError, match="clearly negative"):
+        ch04.check_matern_gram(-0.5, lo52)
+    with pytest.raises(AssertionError, match="not the smallest eigenvalue"):
+        ch04.check_matern_gram(lo32, 0.0)                       # zero is not the answer either
+    with pytest.raises(AssertionError, match="is None"):
+        ch04.check_matern_gram(None, None)
+
+
+# --------------------------------------------------------------------------- #
+# the checkers rebuild the sheet's data from its seeds
+# --------------------------------------------------------------------------- #
+def test_default_data_is_the_sheets_data(capsys):
+    """Reference: the data code of exercises/04_kernels.md, repeated here; a right answer
+    passes without handing the data to the checker, so a changed notebook copy is ignored."""
+    S = np.random.default_rng(4).random((12, 7)) < 0.45
+    S[0] = False
+    ch04.check_jaccard_gram(_jaccard_loop(S))
+    K = kernels.gaussian(1.0)(np.random.default_rng(5).standard_normal((15, 2)))
+    ch04.check_exp_series(sum(K**i / math.factorial(i) for i in range(7)))
+    X = np.random.default_rng(6).standard_normal((12, 4))
+    X[:, 3] = X[:, 0] - 2 * X[:, 1]
+    ch04.check_inner_product_gram(np.linalg.matrix_rank(X), 0.0)
+    out = capsys.readouterr().out
+    assert out.count("Correct:") == 3
+    np.testing.assert_array_equal(ch04.sheet_sets(), S)
+    np.testing.assert_allclose(ch04.sheet_gram(), K, rtol=1e-13, atol=1e-15)
+    np.testing.assert_array_equal(ch04.sheet_design(), X)
+
+
+def test_answers_to_a_modified_problem_fail():
+    """A notebook that changed its copy of the data is judged on the sheet's problem."""
+    S = ch04.sheet_sets().copy()
+    S[1] = ~S[1]
+    with pytest.raises(AssertionError):
+        ch04.check_jaccard_gram(_jaccard_loop(S))
+    X = ch04.sheet_design()
+    X[:, 3] = np.random.default_rng(0).standard_normal(12)      # removed the dependence
+    with pytest.raises(AssertionError, match="rank_G"):
+        ch04.check_inner_product_gram(np.linalg.matrix_rank(X), 0.0)
+
+
+def test_sheet_calls_checkers_without_data():
+    """The sheet's check cells pass only the answers (the checkers rebuild the data)."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "exercises" / "04_kernels.md").read_text()
+    assert "ch04.check_jaccard_gram(K_jac)" in text
+    assert "ch04.check_exp_series(K_series)" in text
+    assert "ch04.check_inner_product_gram(rank_G, min_eig_G)" in text
+    assert "ch04.check_matern_gram(min_eig_32, min_eig_52)" in text

@@ -152,7 +152,10 @@ def check_pinv_dual(w_dual: Any, Phi: Any, y: Any) -> None:
     if np.allclose(Phi @ w, 0, atol=1e-8) or not np.all(np.isfinite(w)):
         raise AssertionError("w_dual does not fit the data; did you multiply by Phi^T at the end?")
     raise AssertionError("w_dual does not minimise ||y - Phi w||; both Gram matrices are singular "
-                         "here, so use a pseudoinverse (or lstsq), not inv or solve")
+                         "here, and in floating point their zero eigenvalues come out as tiny "
+                         "nonzero numbers: use a pseudoinverse whose relative cut-off treats them "
+                         "as zero (the default rcond of np.linalg.pinv, not a tiny one), or lstsq; "
+                         "inv and solve do not work")
 
 
 # --------------------------------------------------------------------------- #
@@ -230,13 +233,15 @@ def check_kernel_predictions(f_new: Any, X: Any, y: Any, X_new: Any, lam: float)
 
     Reference: ridge on the explicit monomial features of degree <= 2 (the primal route).
     """
-    from ..kernel_trick import polynomial_features, primal_ridge
+    from ..kernel_trick import polynomial_features
 
     X, X_new = _matrix(X, "X"), _matrix(X_new, "X_new")
     y = np.asarray(y, dtype=float)
     lam = float(lam)
     f = answer_array(f_new, "f_new", (X_new.shape[0],))
-    ref = polynomial_features(X_new, 2) @ primal_ridge(polynomial_features(X, 2), y, lam)
+    P = polynomial_features(X, 2)
+    w = np.linalg.solve(P.T @ P + lam * np.eye(P.shape[1]), P.T @ y)     # primal ridge
+    ref = polynomial_features(X_new, 2) @ w
     tol = 1e-7 * (1 + np.abs(ref).max())
     if np.abs(f - ref).max() <= tol:
         n_feat = polynomial_features(X[:1], 2).shape[1]
@@ -250,5 +255,5 @@ def check_kernel_predictions(f_new: Any, X: Any, y: Any, X_new: Any, lam: float)
     unsquared = (1 + X_new @ X.T) @ np.linalg.solve(1 + X @ X.T + lam * np.eye(len(y)), y)
     if np.abs(f - unsquared).max() <= tol:
         raise AssertionError("the kernel is squared: k(x, x') = (1 + x^T x')^2")
-    raise AssertionError("f_new is not v(x)^T alpha with v(x)_i = k(x, x_i) and "
+    raise AssertionError("f_new is not k_x^T alpha with (k_x)_i = k(x, x_i) and "
                          "alpha = (K + lam I)^{-1} y")

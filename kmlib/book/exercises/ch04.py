@@ -5,32 +5,85 @@ The sheet is ``exercises/04_kernels.md``.  Every checker recomputes the answer b
 route different from the one the exercise asks for: the Jaccard Gram matrix by
 min-hashing over all orderings of the ground set, the exponential series through
 ``scipy.special`` and the Taylor remainder, the Matern kernels through the
-modified Bessel function ``K_nu``, the rank of an inner-product Gram matrix from
-the singular values of the data, and the Gram matrix of a candidate kernel by a
-plain double loop.  A wrong answer raises ``AssertionError`` with a hint that
-names the likely mistake without revealing the reference values; a right one
-prints one line starting with ``Correct:``.
+modified Bessel function ``K_nu``, the smallest eigenvalue of a Matern Gram
+matrix from the Bessel formula and ``scipy.linalg.eigvalsh``, the rank of an
+inner-product Gram matrix from the singular values of the data, and the Gram
+matrix of a candidate kernel by a plain double loop.  A wrong answer raises
+``AssertionError`` with a hint that names the likely mistake without revealing
+the reference values; a right one prints one line starting with ``Correct:``.
+
+The data of an exercise are rebuilt here from the seed the sheet states (the
+``sheet_*`` functions), so that a notebook whose copy of the data was changed
+is judged on the problem the sheet poses; the tests pass other data explicitly.
 """
 from __future__ import annotations
 
 import math
+from itertools import permutations
 from typing import Any, Callable
 
 import numpy as np
-from scipy import special
+from scipy import linalg, special
 
 from kmlib._validation import rank_tol
 
-from ..kernel_algebra import minhash_first
 from ._answers import answer_array, answer_scalar
 
 __all__ = [
     "check_jaccard_gram",
     "check_exp_series",
     "check_matern",
+    "check_matern_gram",
     "check_inner_product_gram",
     "check_violation",
+    "sheet_sets",
+    "sheet_gram",
+    "sheet_matern_points",
+    "sheet_design",
 ]
+
+
+# --------------------------------------------------------------------------- #
+# the sheet's data, rebuilt from the seeds it states
+# --------------------------------------------------------------------------- #
+def sheet_sets() -> np.ndarray:
+    """The 12 subsets of {0, ..., 6} of exercise pd-ex-min-jaccard (seed 4, first one empty)."""
+    S = np.random.default_rng(4).random((12, 7)) < 0.45
+    S[0] = False
+    return S
+
+
+def sheet_gram() -> np.ndarray:
+    """The Gaussian Gram matrix of exercise pd-ex-exp (15 points in R^2, seed 5, sigma = 1)."""
+    X = np.random.default_rng(5).standard_normal((15, 2))
+    sq = np.sum(X**2, axis=1)
+    return np.exp(-np.clip(sq[:, None] + sq[None, :] - 2 * X @ X.T, 0.0, None) / 2.0)
+
+
+def sheet_matern_points() -> np.ndarray:
+    """The 40 points of exercise pd-ex-matern (uniform on [0, 10], seed 7)."""
+    return np.random.default_rng(7).uniform(0.0, 10.0, 40)
+
+
+def sheet_design() -> np.ndarray:
+    """The 12 x 4 design of exercise pd-ex-constant-gram (seed 6, last column dependent)."""
+    X = np.random.default_rng(6).standard_normal((12, 4))
+    X[:, 3] = X[:, 0] - 2 * X[:, 1]
+    return X
+
+
+def _minhash_first(A: np.ndarray) -> np.ndarray:
+    """First element of each set (row of ``A``) under every ordering of the ground set.
+
+    The empty set gets -1.  The fraction of orderings in which two sets share their
+    first element is their Jaccard index (min-hashing).
+    """
+    p = A.shape[1]
+    ranks = np.argsort(np.array(list(permutations(range(p)))), axis=1)  # position of each element
+    masked = np.where(A[None, :, :], ranks[:, None, :], p)              # non-members come last
+    first = masked.argmin(axis=2)
+    first[:, ~A.any(axis=1)] = -1
+    return first
 
 
 def _sets(S: Any) -> np.ndarray:
@@ -43,16 +96,16 @@ def _sets(S: Any) -> np.ndarray:
 # --------------------------------------------------------------------------- #
 # exercise: Jaccard kernel
 # --------------------------------------------------------------------------- #
-def check_jaccard_gram(K_jac: Any, S: Any) -> None:
-    """Check the Jaccard Gram matrix of the sets in the rows of ``S``.
+def check_jaccard_gram(K_jac: Any, S: Any = None) -> None:
+    """Check the Jaccard Gram matrix of the sets in the rows of ``S`` (default: :func:`sheet_sets`).
 
     Reference: the fraction of orderings of the ground set under which two sets
     share their first element (min-hashing), enumerated exactly.
     """
-    A = _sets(S)
+    A = _sets(sheet_sets() if S is None else S)
     n = len(A)
     K = answer_array(K_jac, "K_jac", (n, n))
-    first = minhash_first(A)
+    first = _minhash_first(A)
     ref = (first[:, :, None] == first[:, None, :]).mean(axis=0)
     if np.allclose(K, ref, atol=1e-10):
         print(f"Correct: the {n} x {n} Jaccard Gram matrix matches the min-hash collision rates.")
@@ -85,13 +138,15 @@ def check_jaccard_gram(K_jac: Any, S: Any) -> None:
 # --------------------------------------------------------------------------- #
 # exercise: e^k is a kernel
 # --------------------------------------------------------------------------- #
-def check_exp_series(K_series: Any, K: Any, m: int) -> None:
+def check_exp_series(K_series: Any, K: Any = None, m: int = 6) -> None:
     """Check the partial sum ``sum_{i=0}^m K^{∘i} / i!`` (entrywise powers) of a Gram matrix ``K``.
+
+    ``K`` defaults to :func:`sheet_gram`, the matrix of the sheet.
 
     Reference: ``exp(K)`` minus the Taylor tail computed with the regularised
     incomplete Gamma function, ``e^t P(m+1, t)`` being the tail ``sum_{i>m} t^i/i!``.
     """
-    Kg = np.asarray(K, dtype=float)
+    Kg = sheet_gram() if K is None else np.asarray(K, dtype=float)
     n = len(Kg)
     S = answer_array(K_series, "K_series", (n, n))
     m = int(m)
@@ -179,17 +234,51 @@ def check_matern(matern32: Callable, matern52: Callable) -> None:
           "for two length scales.")
 
 
+def check_matern_gram(min_eig_32: Any, min_eig_52: Any, x: Any = None, ell: float = 0.5) -> None:
+    """Check the smallest eigenvalues of the Matern 3/2 and 5/2 Gram matrices on the points ``x``.
+
+    ``x`` defaults to :func:`sheet_matern_points`.  Reference: the Gram matrices from
+    the Bessel-function formula (not the closed forms) and the smallest eigenvalue by
+    bisection in LAPACK (``scipy.linalg.eigvalsh`` with ``driver="evx"``).
+    """
+    pts = sheet_matern_points() if x is None else np.asarray(x, dtype=float).reshape(-1)
+    r = np.abs(pts[:, None] - pts[None, :])
+    for name, value, nu in (("min_eig_32", min_eig_32, 1.5), ("min_eig_52", min_eig_52, 2.5)):
+        v = answer_scalar(value, name)
+        G = _matern_bessel(r, nu, ell)
+        ev = linalg.eigvalsh(G, driver="evx")
+        tol = 1e-10 * ev[-1]                 # round-off of eigvalsh is about 1e-15 * ev[-1]
+        if abs(v - ev[0]) <= tol:
+            continue
+        if abs(v - ev[-1]) <= 1e-6 * ev[-1]:
+            raise AssertionError(f"{name} is the largest eigenvalue; eigvalsh returns the "
+                                 "eigenvalues in increasing order")
+        other = _matern_bessel(r, 4.0 - nu, ell)
+        if abs(v - linalg.eigvalsh(other, driver="evx")[0]) <= tol:
+            raise AssertionError(f"{name} belongs to the other Matern kernel (3/2 and 5/2 swapped)")
+        if v < -tol:
+            raise AssertionError(f"{name} is clearly negative, but a Matern Gram matrix is "
+                                 "positive semidefinite; build the matrix from the distances "
+                                 "|x_i - x_j| (not the differences) and check your closed form")
+        raise AssertionError(f"{name} is not the smallest eigenvalue of the Gram matrix "
+                             f"k(|x_i - x_j|) with ell = {ell:g} on the {len(pts)} points")
+    print(f"Correct: both Matern Gram matrices are positive definite on the {len(pts)} points "
+          "(smallest eigenvalues positive).")
+
+
 # --------------------------------------------------------------------------- #
 # exercise: constant kernels and Gram matrices of inner products
 # --------------------------------------------------------------------------- #
-def check_inner_product_gram(rank_G: Any, min_eig_G: Any, X: Any) -> None:
+def check_inner_product_gram(rank_G: Any, min_eig_G: Any, X: Any = None) -> None:
     """Check the rank and smallest eigenvalue of ``G = X X^T``.
+
+    ``X`` defaults to :func:`sheet_design`, the matrix of the sheet.
 
     Reference: the singular values of ``X`` (never forming ``G``): the rank of
     ``G`` is the number of non-zero singular values, and its smallest eigenvalue
     is 0 when ``n`` exceeds that rank, else the smallest squared singular value.
     """
-    X = np.asarray(X, dtype=float)
+    X = sheet_design() if X is None else np.asarray(X, dtype=float)
     n = X.shape[0]
     rk = answer_scalar(rank_G, "rank_G")
     lo = answer_scalar(min_eig_G, "min_eig_G")

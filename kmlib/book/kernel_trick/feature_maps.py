@@ -4,12 +4,11 @@ Chapter 3 ("The kernel trick") writes kernels as inner products of explicit
 features, so that a feature-space computation can be compared with the kernel
 one:
 
-* :func:`n_monomials`, :func:`monomial_exponents` and :func:`polynomial_features`
-  -- the explicit feature map of the polynomial kernel ``(x^T x' + c)^p``;
-* :func:`quadratic_features` -- the two quadratic-effects maps;
+* :func:`monomial_exponents` and :func:`polynomial_features` -- the explicit
+  feature map of the polynomial kernel ``(x^T x' + c)^p`` (degree ``p``, written
+  ``m`` in the book);
 * :func:`gaussian_features_1d` -- the truncated ``l^2`` feature map of the
-  one-dimensional Gaussian kernel, and :func:`gaussian_tail_bound`, a bound on
-  its truncation error.
+  one-dimensional Gaussian kernel.
 """
 from __future__ import annotations
 
@@ -29,7 +28,7 @@ from kmlib._validation import (
 )
 
 # The most monomials monomial_exponents lists and a polynomial feature map has (a guard
-# against requests that could never be built, e.g. p = 10**12); n_monomials counts any number.
+# against requests that could never be built, e.g. p = 10**12).
 _MAX_MONOMIALS = 10**6
 
 
@@ -52,13 +51,6 @@ def _check_monomial_count(d: int, p: int, what: str = "degree") -> None:
             f"most {_MAX_MONOMIALS:,} monomials, and there are {found}; use a smaller {what} "
             "(or the kernel itself instead of its explicit features)"
         )
-
-
-def n_monomials(d: int, p: int) -> int:
-    """Number of monomials of total degree at most ``p`` in ``d`` variables, ``C(d+p, p)``."""
-    d = check_int(d, "d", minimum=1)
-    p = check_int(p, "p", minimum=0)
-    return math.comb(d + p, p)
 
 
 def monomial_exponents(d: int, p: int) -> NDArray[np.int_]:
@@ -121,29 +113,6 @@ def polynomial_features(X: ArrayLike, degree: int, c: float = 1.0) -> NDArray[np
     return mono * coef
 
 
-def quadratic_features(X: ArrayLike, linear_weight: float = 1.0) -> NDArray[np.float64]:
-    """Linear terms and all ordered pairwise products: ``(a x_k)_k, (x_k x_l)_{k,l}``.
-
-    Parameters
-    ----------
-    X : array of shape (n, p)
-        Inputs.
-    linear_weight : float, default 1.0
-        The factor ``a`` on the linear terms.  ``a = 1`` has Gram matrix
-        ``x^T x' + (x^T x')^2 = (1/2 + x^T x')^2 - 1/4``; ``a = sqrt(2)`` has
-        ``2 x^T x' + (x^T x')^2 = (1 + x^T x')^2 - 1``.
-
-    Returns
-    -------
-    ndarray of shape (n, p + p^2)
-    """
-    X = check_matrix(X, "X")
-    a = check_nonnegative(linear_weight, "linear_weight")
-    n, p = X.shape
-    prods = (X[:, :, None] * X[:, None, :]).reshape(n, p * p)
-    return np.hstack([a * X, prods])
-
-
 def gaussian_features_1d(x: ArrayLike, sigma: float, n_terms: int) -> NDArray[np.float64]:
     """The first ``n_terms`` coordinates of the l^2 feature map of the 1-D Gaussian kernel.
 
@@ -180,36 +149,3 @@ def gaussian_features_1d(x: ArrayLike, sigma: float, n_terms: int) -> NDArray[np
         far = sign * np.exp(log_abs - half_t2)
         far = np.where(np.isinf(half_t2), 0.0, far)
     return np.where(np.isfinite(out), out, far)
-
-
-def gaussian_tail_bound(r: float, sigma: float, n_terms: ArrayLike) -> float | NDArray[np.float64]:
-    """Bound on the truncation error of :func:`gaussian_features_1d` for ``|x|, |x'| <= r``.
-
-    With ``t = x x' / sigma^2`` the error is
-    ``exp(-(x^2 + x'^2) / (2 sigma^2)) |sum_{m >= M} t^m / m!|``; Taylor's remainder
-    gives ``|sum_{m >= M} t^m/m!| <= |t|^M e^{|t|} / M!`` and
-    ``e^{|t|} exp(-(x^2+x'^2)/(2 sigma^2)) <= 1`` since ``2|x x'| <= x^2 + x'^2``.
-    So the error is at most ``(r^2/sigma^2)^M / M!``.
-
-    Parameters
-    ----------
-    r : float
-        Radius ``r > 0`` of the interval ``[-r, r]``.
-    sigma : float
-        Bandwidth ``sigma > 0``.
-    n_terms : int or array of int
-        Number(s) of kept coordinates ``M``.
-
-    Returns
-    -------
-    float or ndarray
-        The bound ``(r/sigma)^{2M} / M!``.
-    """
-    r = check_positive(r, "r")
-    sigma = check_positive(sigma, "sigma")
-    M = np.asarray(n_terms)
-    if not np.issubdtype(M.dtype, np.integer) or np.any(M < 1):
-        raise ValueError(f"n_terms must be a positive integer or an array of them; got {n_terms!r}")
-    out = np.exp(2 * M * np.log(r / sigma) - special.gammaln(M + 1))
-    return float(out) if out.ndim == 0 else out
-
