@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from scipy.sparse.linalg import eigsh
 
 from kmlib import kernels
 
@@ -23,6 +24,9 @@ from ..theory import sobolev_eigenvalues
 from ._answers import answer_array, answer_scalar
 
 __all__ = [
+    "finite_data",
+    "projection_data",
+    "sobolev1_data",
     "check_finite_norm",
     "check_finite_membership",
     "check_projection",
@@ -38,14 +42,20 @@ def _close(a: float, b: float, rtol: float = 1e-8) -> bool:
 # --------------------------------------------------------------------------- #
 # the RKHS of a finite set
 # --------------------------------------------------------------------------- #
-def check_finite_norm(norm2_f: Any, K: Any, f: Any) -> None:
+def finite_data() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``K``, ``f`` and ``g`` of the finite-set exercise, rebuilt from the stated seed."""
+    B = np.random.default_rng(11).standard_normal((5, 3))
+    K = B @ B.T
+    return K, K @ np.array([1.0, -1.0, 2.0, 0.0, 1.0]), np.eye(5)[0]
+
+
+def check_finite_norm(norm2_f: Any) -> None:
     """Check ``||f||^2 = f^T K^+ f`` for ``f`` in the column space of ``K``.
 
     Reference: the minimum-norm ``alpha`` with ``K alpha = f`` (least squares),
     then ``alpha^T K alpha`` -- the completion norm, not the pseudoinverse formula.
     """
-    K = np.asarray(K, dtype=float)
-    f = np.asarray(f, dtype=float)
+    K, f, _ = finite_data()
     v = answer_scalar(norm2_f, "norm2_f")
     alpha = np.linalg.lstsq(K, f, rcond=None)[0]
     ref = float(alpha @ K @ alpha)
@@ -65,39 +75,53 @@ def check_finite_norm(norm2_f: Any, K: Any, f: Any) -> None:
                          "or solve K alpha = f by least squares")
 
 
-def check_finite_membership(g_in_rkhs: Any, K: Any, g: Any) -> None:
-    """Check whether ``g`` lies in the column space of ``K`` (the RKHS of the finite set).
+def check_finite_membership(g_in_rkhs: Any, g_res: Any) -> None:
+    """Check the component of ``g`` outside the column space of ``K`` and the verdict.
 
-    Reference: the residual of the least-squares problem ``K alpha ~ g``.
+    ``g_res`` must be the part of ``g`` orthogonal to the column space (in the
+    Euclidean sense), whatever route computed it, and ``g_in_rkhs`` must say
+    whether it vanishes. Reference: the column space of the factor ``B``
+    (``K = B B^T``), an orthonormal basis from a QR factorisation.
     """
-    if g_in_rkhs is None:
-        raise AssertionError("`g_in_rkhs` is None: assign True or False to `g_in_rkhs` first")
-    if not isinstance(g_in_rkhs, (bool, np.bool_)):
-        raise AssertionError(f"`g_in_rkhs` must be True or False; got {type(g_in_rkhs).__name__}")
-    K = np.asarray(K, dtype=float)
-    g = np.asarray(g, dtype=float)
-    alpha = np.linalg.lstsq(K, g, rcond=None)[0]
-    inside = bool(np.linalg.norm(K @ alpha - g) <= 1e-8 * max(1.0, np.linalg.norm(g)))
+    K, _, g = finite_data()
+    r = answer_array(g_res, "g_res", (5,))
+    if g_in_rkhs is None or not isinstance(g_in_rkhs, (bool, np.bool_)):
+        raise AssertionError("`g_in_rkhs` must be True or False")
+    B = np.random.default_rng(11).standard_normal((5, 3))
+    Qb = np.linalg.qr(B)[0]
+    ref = g - Qb @ (Qb.T @ g)
+    if not np.allclose(r, ref, atol=1e-9):
+        if np.allclose(r, g - ref, atol=1e-9):
+            raise AssertionError("g_res is the projection of g ONTO the column space; "
+                                 "the residual is g minus that projection")
+        if np.allclose(r, np.zeros(5), atol=1e-9):
+            raise AssertionError("g_res is zero, so g would be K alpha for some alpha; "
+                                 "check with the projection K K^+ g whether that is so")
+        raise AssertionError("g_res is not the component of g orthogonal to the column space "
+                             "of K; compute g - K K^+ g")
+    inside = bool(np.linalg.norm(ref) <= 1e-8 * max(1.0, np.linalg.norm(g)))
     if bool(g_in_rkhs) != inside:
-        raise AssertionError("wrong: a vector is in the RKHS exactly when it is K alpha "
-                             "for some alpha; "
-                             "compare g with its projection K K^+ g onto the column space")
+        raise AssertionError("g_in_rkhs contradicts g_res: g is in the RKHS exactly when "
+                             "its residual g - K K^+ g vanishes")
     print("Correct: membership in the RKHS is membership in the column space of K.")
 
 
 # --------------------------------------------------------------------------- #
 # the norm of an expansion and of its projection
 # --------------------------------------------------------------------------- #
-def check_projection(c: Any, norm2_f: Any, norm2_res: Any, kernel: Any, X: Any,
-                     alpha: Any, Z: Any) -> None:
+def projection_data() -> tuple[Any, np.ndarray, np.ndarray, np.ndarray]:
+    """Kernel, ``X``, ``alpha`` and ``Z`` of the projection exercise, from the stated seed."""
+    return (kernels.gaussian(sigma=0.3), np.linspace(0, 1, 8),
+            np.random.default_rng(12).standard_normal(8), np.array([0.1, 0.5, 0.9]))
+
+
+def check_projection(c: Any, norm2_f: Any, norm2_res: Any) -> None:
     """Check the projection of ``sum alpha_i k(., x_i)`` onto span{k(., z_j)} and two norms.
 
     Reference: an explicit feature map of the joint Gram matrix on ``X`` and
     ``Z`` (eigen-route), where the projection is an ordinary least-squares fit.
     """
-    X = np.asarray(X, dtype=float)
-    Z = np.asarray(Z, dtype=float)
-    alpha = np.asarray(alpha, dtype=float)
+    kernel, X, alpha, Z = projection_data()
     m = len(Z)
     cv = answer_array(c, "c", (m,))
     nf = answer_scalar(norm2_f, "norm2_f")
@@ -135,30 +159,35 @@ def check_projection(c: Any, norm2_f: Any, norm2_res: Any, kernel: Any, X: Any,
 # --------------------------------------------------------------------------- #
 # Mercer's eigenvalues of min(x, x') from a grid
 # --------------------------------------------------------------------------- #
-def check_mercer_grid(ev: Any, n: int, J: int) -> None:
+def check_mercer_grid(ev: Any, n: int = 400, J: int = 4) -> None:
     """Check the ``J`` largest eigenvalues of ``K/n`` for min(x, x') on a midpoint grid.
 
     Here ``K_ik = min(x_i, x_k)`` and ``x_i = (i - 1/2)/n``.
-    References: a dense symmetric eigensolver on the checker's own grid, and
-    the closed form ``mu_j = 4 / (pi^2 (2j - 1)^2)``, which the values must
-    approach to within ``1 / n^2``.
+    References: the Lanczos eigensolver of scipy (``eigsh``) on the checker's own
+    grid, a different algorithm from a dense ``eigvalsh``, and the closed form
+    ``mu_j = 4 / (pi^2 (2j - 1)^2)``, which the values approach at the rate
+    ``O(1/n^2)`` of the midpoint rule.
     """
     e = answer_array(ev, "ev", (J,))
     x = (np.arange(1, n + 1) - 0.5) / n
-    ref = np.linalg.eigvalsh(np.minimum.outer(x, x) / n)[::-1][:J]
+    A = np.minimum.outer(x, x) / n
+    ref = np.sort(eigsh(A, k=J, which="LA", tol=1e-13, v0=np.ones(n))[0])[::-1]
     mu = sobolev_eigenvalues(np.arange(1, J + 1))
     if np.allclose(e, ref, rtol=1e-9):
-        assert np.all(np.abs(ref - mu) <= 1.0 / n**2)
-        print("Correct: the grid eigenvalues match 4 / (pi^2 (2j - 1)^2) "
-              f"to within 1/n^2 = {1 / n**2:.0e}.")
+        print("Correct: the grid eigenvalues approach 4 / (pi^2 (2j - 1)^2); the largest "
+              f"relative gap is {np.max(np.abs(ref / mu - 1)):.1e} at n = {n}.")
         return
     if np.allclose(np.sort(e), np.sort(ref), rtol=1e-9):
         raise AssertionError("list the eigenvalues in decreasing order, largest first")
+    if np.allclose(e, mu, rtol=1e-9):
+        raise AssertionError("these are the closed-form Mercer eigenvalues; the exercise asks "
+                             "for the eigenvalues of the matrix K / n on the grid")
     if np.allclose(e, n * ref, rtol=1e-9):
         raise AssertionError("these are eigenvalues of K; "
                              "the integral operator is approximated by K / n")
     xe = np.arange(1, n + 1) / n
-    if np.allclose(e, np.linalg.eigvalsh(np.minimum.outer(xe, xe) / n)[::-1][:J], rtol=1e-9):
+    if np.allclose(e, np.sort(np.linalg.eigvalsh(np.minimum.outer(xe, xe) / n))[::-1][:J],
+                   rtol=1e-9):
         raise AssertionError("use the midpoints x_i = (i - 1/2) / n, "
                              "not the right end points i / n")
     raise AssertionError("ev are not the largest eigenvalues of K / n on the midpoint grid")
@@ -167,13 +196,22 @@ def check_mercer_grid(ev: Any, n: int, J: int) -> None:
 # --------------------------------------------------------------------------- #
 # the first-order Sobolev norm, exactly
 # --------------------------------------------------------------------------- #
-def check_sobolev1_norm(norm2: Any, x: Any, alpha: Any) -> None:
+def sobolev1_data() -> tuple[np.ndarray, np.ndarray]:
+    """Centres and coefficients of the first-order Sobolev exercise, from the stated seed.
+
+    The centres are uniform draws, not on a decimal grid, so a quadrature rule on a
+    grid cannot reproduce the exact integral.
+    """
+    rng = np.random.default_rng(13)
+    return rng.uniform(0, 1, 5), rng.standard_normal(5)
+
+
+def check_sobolev1_norm(norm2: Any) -> None:
     """Check ``int_0^1 f'(u)^2 du`` for ``f = sum alpha_i min(., x_i)``.
 
     Reference: the quadratic form ``alpha^T K alpha`` with ``K_ij = min(x_i, x_j)``.
     """
-    x = np.asarray(x, dtype=float)
-    alpha = np.asarray(alpha, dtype=float)
+    x, alpha = sobolev1_data()
     v = answer_scalar(norm2, "norm2")
     ref = float(alpha @ np.minimum.outer(x, x) @ alpha)
     if _close(v, ref, 1e-9):

@@ -1,23 +1,21 @@
-"""Sobolev norms of kernel expansions by exact piecewise integration.
+"""Exact integrals of piecewise polynomials, for the Sobolev norms of kernel expansions.
 
 Chapter "Reproducing kernel Hilbert spaces": the norms ``int f'^2`` (first-order
 Sobolev kernel ``min(x, x')``) and ``int f''^2`` (second order) of kernel
 expansions are integrals of piecewise polynomials, computed exactly by
-Gauss--Legendre on every piece (:func:`piecewise_integral`,
-:func:`sobolev1_derivative`, :func:`sobolev2_second_derivative`).
+Gauss--Legendre on every piece (:func:`piecewise_integral`). The chapter writes
+``f'`` and ``f''`` out in its cells; this helper repeats the quadrature.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from kmlib._validation import as_float_array, check_int, check_real, check_vector
 
-from ._common import _unit_points
-
-__all__ = ["piecewise_integral", "sobolev1_derivative", "sobolev2_second_derivative"]
+__all__ = ["piecewise_integral"]
 
 
 def piecewise_integral(func: Callable[[np.ndarray], np.ndarray], breaks: ArrayLike,
@@ -60,40 +58,3 @@ def piecewise_integral(func: Callable[[np.ndarray], np.ndarray], breaks: ArrayLi
                          f"for {u.size} points")
     vals = vals.reshape(u.shape)
     return float(np.sum(0.5 * (hi - lo) * (vals @ w[:, None])))
-
-
-def _centres_and_coefficients(X: ArrayLike, alpha: ArrayLike,
-                              ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Centres in [0, 1] and one coefficient per centre, validated."""
-    x = _unit_points(X, "X")
-    a = check_vector(alpha, "alpha")
-    if len(a) != len(x):
-        raise ValueError(f"alpha must have one coefficient per centre ({len(x)}); got {len(a)}")
-    return x, a
-
-
-def sobolev1_derivative(X: ArrayLike, alpha: ArrayLike, u: ArrayLike) -> NDArray[np.float64]:
-    """Derivative ``f'(u) = sum_i alpha_i 1{u < x_i}`` of ``f = sum_i alpha_i min(., x_i)``.
-
-    Returns
-    -------
-    ndarray of shape (len(u),)
-    """
-    x, a = _centres_and_coefficients(X, alpha)
-    uu = check_vector(np.ravel(as_float_array(u, "u")), "u", min_len=0)
-    return (uu[:, None] < x[None, :]).astype(float) @ a
-
-
-def sobolev2_second_derivative(X: ArrayLike, alpha: ArrayLike,
-                               u: ArrayLike) -> NDArray[np.float64]:
-    """Second derivative ``f''(u) = sum_i alpha_i (x_i - u)_+`` of a second-order Sobolev expansion.
-
-    Here ``f = sum_i alpha_i k(., x_i)`` with ``k(x, x') = int_0^{min(x,x')} (x - v)(x' - v) dv``.
-
-    Returns
-    -------
-    ndarray of shape (len(u),)
-    """
-    x, a = _centres_and_coefficients(X, alpha)
-    uu = check_vector(np.ravel(as_float_array(u, "u")), "u", min_len=0)
-    return np.maximum(x[None, :] - uu[:, None], 0.0) @ a
