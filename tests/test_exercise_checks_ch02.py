@@ -22,6 +22,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from kmlib import datasets
+from kmlib import model_selection as ms
 from kmlib.book.exercises import ch02
 
 pytestmark = pytest.mark.filterwarnings("error")
@@ -213,11 +214,21 @@ def noise():
     return rng.standard_normal((40, 400)), rng.standard_normal(40)
 
 
-def _screened(X, y, inside):
-    """Reference: kmlib.cv_studies.screened_ridge_cv (RidgeRegression; the checker uses
-    scikit-learn's Ridge and np.corrcoef)."""
-    from kmlib.book import cv_studies
-    return cv_studies.screened_ridge_cv(X, y, 10, 1.0, 5, screen_inside=inside)
+def _screened(X, y, inside, n_keep=10, lam=1.0):
+    """Reference: kmlib's RidgeRegression with the centred inner-product score (the checker uses
+    scikit-learn's Ridge and np.corrcoef), on the folds of KFold(5, random_state=0)."""
+    from kmlib.ridge import RidgeRegression
+
+    def top(rows):
+        Xc, yc = X[rows] - X[rows].mean(axis=0), y[rows] - y[rows].mean()
+        return np.argsort(np.abs(Xc.T @ yc) / np.linalg.norm(Xc, axis=0))[-n_keep:]
+
+    keep_all, sq = top(np.arange(len(y))), np.empty(len(y))
+    for tr, te in ms.KFold(5, random_state=0).split(len(y)):
+        cols = top(tr) if inside else keep_all
+        fit = RidgeRegression(lam=lam).fit(X[np.ix_(tr, cols)], y[tr])
+        sq[te] = (y[te] - fit.predict(X[np.ix_(te, cols)])) ** 2
+    return float(sq.mean())
 
 
 def test_check_screened_cv_accepts_and_diagnoses(noise, capsys):

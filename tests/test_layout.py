@@ -17,7 +17,6 @@ from sklearn.model_selection import KFold as SkKFold
 
 from kmlib import datasets, kernels
 from kmlib import model_selection as ms
-from kmlib.book import cv_studies
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "kmlib"
@@ -167,9 +166,8 @@ PAIRS = list(SkKFold(5).split(X))
     lambda f: ms.StackedRidge(lams=LAMS, folds=f).fit(X, Y).coef_,
     lambda f: ms.krr_cv_path(kernels.gaussian(2.0)(X), Y, LAMS, folds=f),
     lambda f: ms.tune_krr(X, Y, kernels.gaussian, [1.0, 2.0], LAMS, folds=f)[1].cv,
-    lambda f: cv_studies.nested_cv(X, Y, LAMS, outer=f, inner=3)[0],
 ], ids=["cross_val_curve", "oof_predictions", "fold_errors", "cv_curves_batch",
-        "StackedRidge", "krr_cv_path", "tune_krr", "nested_cv"])
+        "StackedRidge", "krr_cv_path", "tune_krr"])
 def test_every_cv_function_takes_a_scikit_learn_splitter(run):
     """Reference: the same folds given as explicit index pairs."""
     np.testing.assert_array_equal(run(SkKFold(5)), run(PAIRS))
@@ -180,8 +178,6 @@ def test_int_folds_mean_kfold_with_random_state_zero_everywhere():
     kf = ms.KFold(4, shuffle=True, random_state=0)
     np.testing.assert_array_equal(ms.cross_val_curve(X, Y, LAMS, folds=4),
                                   ms.cross_val_curve(X, Y, LAMS, folds=kf))
-    np.testing.assert_array_equal(cv_studies.nested_cv(X, Y, LAMS, outer=4)[0],
-                                  cv_studies.nested_cv(X, Y, LAMS, outer=kf)[0])
 
 
 def test_group_folds_as_pairs_and_a_clear_error_without_groups():

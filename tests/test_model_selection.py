@@ -22,7 +22,6 @@ from sklearn.preprocessing import StandardScaler
 from kmlib import _folds
 from kmlib import model_selection as ms
 from kmlib._validation import NotFittedError
-from kmlib.book import cv_studies
 from kmlib.ridge import RidgeRegression
 
 LAMS = np.array([0.0, 1e-3, 0.1, 1.0, 10.0, 1e3])
@@ -303,7 +302,9 @@ def test_stacked_ridge_combines_full_data_refits():
 def test_batch_functions_equal_single_dataset_versions():
     """Reference: the single-dataset functions, dataset by dataset."""
     beta0 = np.linspace(-1, 1, 6)
-    X, y = cv_studies.gaussian_datasets(5, 30, beta0, 1.0, seed=3)
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((5, 30, beta0.size))
+    y = X @ beta0 + rng.standard_normal((5, 30))
     lams = np.logspace(-2, 2, 5)
     P = ms.oof_predictions_batch(X, y, lams, 5)
     cv = ms.cv_curves_batch(X, y, lams, 5)
@@ -314,99 +315,6 @@ def test_batch_functions_equal_single_dataset_versions():
         a1, B1 = ms.ridge_fit_path(X[r], y[r], lams)
         np.testing.assert_allclose(a[r], a1, rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(B[r], B1, rtol=1e-10, atol=1e-12)
-
-
-def test_gaussian_datasets_moments():
-    """Reference: sample covariance of the rows ~ Sigma and residual variance ~ sigma^2 (MC)."""
-    Sigma = np.array([[2.0, 0.6, 0.0], [0.6, 1.0, -0.3], [0.0, -0.3, 0.5]])
-    beta0 = np.array([1.0, -2.0, 0.5])
-    X, y = cv_studies.gaussian_datasets(400, 100, beta0, 0.7, Sigma=Sigma, seed=0)
-    rows = X.reshape(-1, 3)
-    np.testing.assert_allclose(rows.T @ rows / len(rows), Sigma, atol=0.03)
-    resid = (y - X @ beta0).ravel()
-    assert resid.var() == pytest.approx(0.49, rel=0.02)
-
-
-def test_gaussian_risk_matches_large_test_set():
-    """Reference: Monte-Carlo test error on 4e5 fresh Gaussian points (within 4 s.e.)."""
-    rng = np.random.default_rng(1)
-    Sigma = np.array([[1.0, 0.5], [0.5, 2.0]])
-    beta0 = np.array([1.0, -1.0])
-    a = np.array([0.3, -0.2])
-    B = np.array([[0.8, 1.2], [-0.5, 0.0]])  # (p, L)
-    risk = cv_studies.gaussian_risk(a, B, beta0, 0.25, Sigma=Sigma)
-    x = rng.multivariate_normal(np.zeros(2), Sigma, size=400_000)
-    ystar = x @ beta0 + 0.5 * rng.standard_normal(400_000)
-    for j in range(2):
-        err = (ystar - a[j] - x @ B[:, j]) ** 2
-        assert abs(risk[j] - err.mean()) < 4 * err.std() / np.sqrt(err.size)
-
-
-def test_expected_risk_closed_forms():
-    """References: (i) lam -> inf leaves the mean predictor, risk (sigma^2+|beta0|^2)(1+1/m);
-    (ii) OLS without intercept, risk sigma^2 (1 + p/(m-p-1)) (inverse-Wishart mean)."""
-    beta0 = np.array([1.0, 0.5, -0.5, 0.0])
-    m, sigma = 20, 1.0
-    mean, se = cv_studies.expected_risk(m, beta0, sigma, [1e12], 4000, seed=0)
-    target = (sigma ** 2 + beta0 @ beta0) * (1 + 1 / m)
-    assert abs(mean[0] - target) < 4 * se[0]
-    mean, se = cv_studies.expected_risk(m, beta0, sigma, [0.0], 4000, seed=1, fit_intercept=False,
-                                standardize=False)
-    p = beta0.size
-    assert abs(mean[0] - sigma ** 2 * (1 + p / (m - p - 1))) < 4 * se[0]
-
-
-def test_stacking_study_equals_direct_computation():
-    """Reference: per-dataset RidgeRegression at the CV argmin and nnls stacking, scored exactly."""
-    beta0 = np.linspace(-0.5, 0.5, 8)
-    X, y = cv_studies.gaussian_datasets(3, 40, beta0, 1.0, seed=5)
-    lams = np.logspace(-1, 3, 7)
-    out = cv_studies.stacking_study(X, y, lams, beta0, 1.0, 5)
-    for r in range(3):
-        cv = ms.cross_val_curve(X[r], y[r], lams, 5)
-        j = int(np.argmin(cv))
-        assert out["lam_index"][r] == j
-        m = RidgeRegression(lam=lams[j]).fit(X[r], y[r])
-        ref = 1.0 + m.intercept_ ** 2 + np.sum((m.coef_ - beta0) ** 2)
-        assert out["risk_cv"][r] == pytest.approx(ref, rel=1e-9)
-        st_model = ms.StackedRidge(lams=lams, folds=5).fit(X[r], y[r])
-        ref_st = 1.0 + st_model.intercept_ ** 2 + np.sum((st_model.coef_ - beta0) ** 2)
-        assert out["risk_stack"][r] == pytest.approx(ref_st, rel=1e-7)
-
-
-def test_choose_v_study_equals_direct_computation():
-    """Reference: per-dataset cross_val_curve argmin and RidgeRegression refit, scored exactly."""
-    beta0 = np.linspace(-0.5, 0.5, 4)
-    X, y = cv_studies.gaussian_datasets(3, 20, beta0, 1.0, seed=6)
-    lams = np.logspace(-1, 3, 6)
-    out = cv_studies.choose_v_study(X, y, lams, [2, 5, 20], beta0, 1.0)
-    for r in range(3):
-        for k, v in enumerate([2, 5, 20]):
-            cv = ms.cross_val_curve(X[r], y[r], lams, v)
-            j = int(np.argmin(cv))
-            assert out["lam_index"][r, k] == j
-            assert out["cv_min"][r, k] == pytest.approx(cv[j], rel=1e-10)
-            m = RidgeRegression(lam=lams[j]).fit(X[r], y[r])
-            ref = 1.0 + m.intercept_ ** 2 + np.sum((m.coef_ - beta0) ** 2)
-            assert out["risk_min"][r, k] == pytest.approx(ref, rel=1e-9)
-
-
-def test_mc_summary_standard_errors():
-    """References: se_mean = sd/sqrt(R); for Gaussian samples se_sd ~ sd/sqrt(2R), and it
-    matches the spread of sd over 2000 independent replicate samples."""
-    rng = np.random.default_rng(0)
-    V = rng.standard_normal((200, 2000)) * 2.0 + 1.0
-    out = cv_studies.mc_summary(V, axis=0)
-    np.testing.assert_allclose(out["se_mean"], out["sd"] / np.sqrt(200), rtol=1e-12)
-    assert np.mean(out["se_sd"]) == pytest.approx(2.0 / np.sqrt(400), rel=0.05)
-    assert np.std(out["sd"]) == pytest.approx(np.mean(out["se_sd"]), rel=0.1)
-    E = rng.exponential(size=(300, 2000))  # skewed: se_sd larger than the Gaussian formula
-    out = cv_studies.mc_summary(E)
-    assert np.std(out["sd"]) == pytest.approx(np.mean(out["se_sd"]), rel=0.15)
-    with pytest.raises(ValueError, match="values"):
-        cv_studies.mc_summary([1.0])
-    with pytest.raises(ValueError, match="values"):
-        cv_studies.mc_summary([1.0, np.nan])
 
 
 # ----------------------------------------------------------------------- bad input
@@ -493,31 +401,11 @@ def test_bad_stack_and_holdout_input():
         ms.StackedRidge(lams=[-1.0]).fit(X, y)
 
 
-def test_bad_simulation_input():
-    beta0 = np.ones(3)
-    with pytest.raises(ValueError, match="n_datasets"):
-        cv_studies.gaussian_datasets(0, 10, beta0)
-    with pytest.raises(ValueError, match="sigma"):
-        cv_studies.gaussian_datasets(2, 10, beta0, -1.0)
-    with pytest.raises(ValueError, match="Sigma"):
-        cv_studies.gaussian_datasets(2, 10, beta0, Sigma=np.eye(2))
-    with pytest.raises(ValueError, match="Sigma"):
-        cv_studies.gaussian_datasets(2, 10, beta0, Sigma=-np.eye(3))
+def test_bad_batch_input():
     with pytest.raises(ValueError, match="X must have shape"):
         ms.cv_curves_batch(np.ones((10, 3)), np.ones(10), [1.0])
     with pytest.raises(ValueError, match="y must have shape"):
         ms.ridge_path_batch(np.ones((2, 10, 3)), np.ones((2, 9)), [1.0])
-    with pytest.raises(ValueError, match="coefs"):
-        cv_studies.gaussian_risk(np.zeros(2), np.zeros((4, 2)), beta0, 1.0)
-    with pytest.raises(ValueError, match="sigma2"):
-        cv_studies.gaussian_risk(np.zeros(2), np.zeros((3, 2)), beta0, -1.0)
-    with pytest.raises(ValueError, match="n_train_sets"):
-        cv_studies.expected_risk(10, beta0, 1.0, [1.0], 1)
-    X, y = cv_studies.gaussian_datasets(2, 10, beta0, seed=0)
-    with pytest.raises(ValueError, match="vs"):
-        cv_studies.choose_v_study(X, y, [1.0], [2, 11], beta0, 1.0)
-    with pytest.raises(ValueError, match="beta0"):
-        cv_studies.stacking_study(X, y, [1.0], np.ones(2), 1.0)
 
 
 def test_small_svds_run_with_one_blas_thread(monkeypatch):

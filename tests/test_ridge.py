@@ -15,7 +15,6 @@ from sklearn.linear_model import Ridge
 
 from kmlib import ridge as R
 from kmlib._validation import NotFittedError
-from kmlib.book import ridge_risk
 
 pytestmark = pytest.mark.filterwarnings("error")  # no warnings in normal use
 
@@ -246,109 +245,9 @@ def test_standardize_gives_zero_mean_unit_variance_and_rejects_constants():
         R.standardize(np.column_stack([X, np.full(25, 2.0)]))
 
 
-def test_ridge_prediction_risk_equals_trace_formula_and_ols_limit():
-    """Closed form tr(X MSE X^T)/n from the Cholesky-based MSE matrix; OLS gives sigma2 p/n."""
-    for n, p in [(40, 6), (8, 15)]:
-        X, _ = _data(n, p, 27)
-        beta0 = np.linspace(1, -1, p)
-        lams = np.array([0.3, 3.0, 30.0])
-        risk = ridge_risk.ridge_prediction_risk(X, beta0, 1.7, lams)
-        for lam, value in zip(lams, risk, strict=False):
-            mse = ridge_risk.ridge_mse_matrix(X, beta0, 1.7, lam)[2]
-            assert abs(value - np.trace(X @ mse @ X.T) / n) < 1e-10
-    X, _ = _data(40, 6, 28)
-    assert abs(ridge_risk.ridge_prediction_risk(X, np.ones(6), 1.7,
-                                                [0.0])[0] - 1.7 * 6 / 40) < 1e-12
-
-
 # --------------------------------------------------------------------------- #
 # exact moments and the "ridge beats OLS" theorem
 # --------------------------------------------------------------------------- #
-def test_ridge_mse_matrix_matches_monte_carlo_within_standard_error():
-    """Reference: 20000 independent noise draws solved by dense solves; 5 standard errors."""
-    n, p, sigma2, lam = 40, 4, 1.0, 5.0
-    X, _ = _data(n, p, 17)
-    beta0 = np.array([1.0, -2.0, 0.5, 0.0])
-    bias, var, mse = ridge_risk.ridge_mse_matrix(X, beta0, sigma2, lam)
-    rng = np.random.default_rng(99)
-    Y = X @ beta0 + np.sqrt(sigma2) * rng.standard_normal((20_000, n))
-    B = np.linalg.solve(X.T @ X + lam * np.eye(p), X.T @ Y.T).T
-    E = B - beta0
-    prods = E[:, :, None] * E[:, None, :]
-    se = prods.std(axis=0) / np.sqrt(len(E))
-    assert np.all(np.abs(prods.mean(axis=0) - mse) < 5 * se + 1e-12)
-    se_mean = B.std(axis=0) / np.sqrt(len(B))
-    assert np.all(np.abs(B.mean(axis=0) - beta0 - bias) < 5 * se_mean)
-    np.testing.assert_allclose(mse, var + np.outer(bias, bias))
-
-
-def test_simulate_estimates_reproduces_ols_mean_and_covariance():
-    """Theorem: OLS is unbiased with covariance sigma2 (X^T X)^{-1} (Monte-Carlo, 5 s.e.)."""
-    X, _ = _data(50, 3, 18)
-    beta0 = np.array([1.0, 0.0, -1.0])
-    B = ridge_risk.simulate_estimates(X, beta0, 2.0, 0.0, 10_000, seed=1)
-    cov = 2.0 * np.linalg.solve(X.T @ X, np.eye(3))
-    np.testing.assert_allclose(ridge_risk.ols_covariance(X, 2.0), cov, rtol=1e-10)
-    se = np.sqrt(np.diag(cov) / len(B))
-    assert np.all(np.abs(B.mean(axis=0) - beta0) < 5 * se)
-    emp = ridge_risk.empirical_mse_matrix(B, beta0)
-    assert np.max(np.abs(emp - cov) / np.sqrt(np.outer(np.diag(cov), np.diag(cov)))) < 0.06
-    # same seed -> the OLS fits of the same simulated responses
-    Y = ridge_risk.simulate_responses(X, beta0, 2.0, 10_000, seed=1)
-    np.testing.assert_allclose(B, np.linalg.lstsq(X, Y.T, rcond=None)[0].T, atol=1e-10)
-
-
-def test_mse_difference_equals_factorised_closed_form():
-    """Closed form of the theorem's proof, evaluated with dense solves."""
-    X, _ = _data(50, 5, 19)
-    beta0 = np.random.default_rng(20).standard_normal(5)
-    sigma2, lam = 1.3, 0.7
-    G = X.T @ X
-    A = np.linalg.solve(G + lam * np.eye(5), np.eye(5))
-    mid = (sigma2 * (2 * np.eye(5) + lam * np.linalg.solve(G, np.eye(5)))
-           - lam * np.outer(beta0, beta0))
-    ref = lam * A @ mid @ A
-    np.testing.assert_allclose(ridge_risk.mse_difference(X, beta0, sigma2, lam), ref, atol=1e-14,
-                               rtol=1e-9)
-    np.testing.assert_allclose(ridge_risk.mse_difference_closed_form(X, beta0, sigma2, lam), ref,
-                               atol=1e-14, rtol=1e-9)
-
-
-@settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 10_000), frac=st.floats(0.01, 0.99), p=st.integers(1, 6))
-def test_ridge_beats_ols_below_threshold(seed, frac, p):
-    """Theorem (chapter "Ridge regression"): the MSE difference is PD for
-    0 < lam < 2 sigma2/||beta0||^2."""
-    X, _ = _data(30, p, seed)
-    beta0 = np.random.default_rng(seed + 1).standard_normal(p) * 3
-    lam = frac * ridge_risk.ridge_beats_ols_threshold(beta0, 1.0)
-    D = ridge_risk.mse_difference_closed_form(X, beta0, 1.0, lam)
-    assert np.linalg.eigvalsh(D).min() > 0
-
-
-def test_threshold_is_closed_form_and_ridge_loses_far_above():
-    """Closed form 2 sigma2/||beta0||^2; far above it a negative eigenvalue appears."""
-    beta0 = np.array([1.0, 2.0, 2.0])
-    assert ridge_risk.ridge_beats_ols_threshold(beta0, 1.5) == pytest.approx(3.0 / 9.0)
-    assert ridge_risk.ridge_beats_ols_threshold(np.zeros(3), 1.0) == np.inf
-    X, _ = _data(50, 3, 21)
-    D = ridge_risk.mse_difference(X, beta0, 1.5, 1000 * 3.0 / 9.0)
-    assert np.linalg.eigvalsh(D).min() < 0
-
-
-def test_ridge_mse_trace_equals_trace_of_mse_matrix():
-    """Second algorithm: the SVD formulas vs the trace of the Cholesky-based matrices
-    (p > n too)."""
-    for n, p in [(40, 5), (6, 12)]:
-        X, _ = _data(n, p, 22)
-        beta0 = np.linspace(-1, 1, p)
-        lams = np.array([0.1, 1.0, 30.0])
-        b2, v, m = ridge_risk.ridge_mse_trace(X, beta0, 0.8, lams)
-        for i, lam in enumerate(lams):
-            bias, var, mse = ridge_risk.ridge_mse_matrix(X, beta0, 0.8, lam)
-            assert abs(b2[i] - bias @ bias) < 1e-10
-            assert abs(v[i] - np.trace(var)) < 1e-10
-            assert abs(m[i] - np.trace(mse)) < 1e-10
 
 
 # --------------------------------------------------------------------------- #
@@ -357,34 +256,6 @@ def test_ridge_mse_trace_equals_trace_of_mse_matrix():
 def _loglik(X, y, beta, sigma2):
     r = y - X @ beta
     return -0.5 * len(y) * np.log(sigma2) - r @ r / (2 * sigma2)
-
-
-def test_gaussian_score_is_gradient_of_loglikelihood():
-    """Reference: central finite differences of the log-likelihood."""
-    X, y = _data(30, 2, 23)
-    beta, sigma2 = np.array([0.3, -0.2]), 1.7
-    s = ridge_risk.gaussian_score(X, y, beta, sigma2)
-    h = 1e-6
-    num = [(_loglik(X, y, beta + h * e, sigma2) - _loglik(X, y, beta - h * e, sigma2)) / (2 * h)
-           for e in np.eye(2)]
-    num.append((_loglik(X, y, beta, sigma2 + h) - _loglik(X, y, beta, sigma2 - h)) / (2 * h))
-    np.testing.assert_allclose(s, num, rtol=1e-6, atol=1e-6)
-
-
-def test_score_covariance_is_fisher_information():
-    """Definition i = Cov(score): Monte Carlo (20000 draws) against the closed-form blockdiag."""
-    X, _ = _data(30, 2, 24)
-    beta0, sigma2 = np.array([1.0, -1.0]), 2.0
-    Y = ridge_risk.simulate_responses(X, beta0, sigma2, 20_000, seed=5)
-    S = ridge_risk.gaussian_score(X, Y, beta0, sigma2)
-    info = ridge_risk.gaussian_fisher_information(X, sigma2)
-    ref = np.zeros((3, 3))
-    ref[:2, :2] = X.T @ X / sigma2
-    ref[2, 2] = 30 / (2 * sigma2**2)
-    np.testing.assert_allclose(info, ref)
-    scale = np.sqrt(np.outer(np.diag(ref), np.diag(ref)))
-    assert np.max(np.abs(np.cov(S.T) - ref) / scale) < 0.05
-    assert np.all(np.abs(S.mean(axis=0)) < 5 * np.sqrt(np.diag(ref) / len(S)))
 
 
 # --------------------------------------------------------------------------- #
@@ -412,31 +283,8 @@ BAD_CALLS = [
     ("df X", lambda: R.effective_df(np.full((3, 2), np.inf), 1.0), "X contains"),
     ("pca X", lambda: R.principal_components(np.empty((0, 2))), "X is empty"),
     ("std X", lambda: R.standardize([[np.nan, 1.0]]), "X contains"),
-    ("risk lams", lambda: ridge_risk.ridge_prediction_risk(_X, _b, 1.0, [[1.0]]),
-     "lams must be a non-empty 1-D"),
-    ("risk beta0", lambda: ridge_risk.ridge_prediction_risk(_X, np.ones(4), 1.0, [1.0]),
-     "beta0 must have"),
     ("fit lam", lambda: R.RidgeRegression(lam=-1).fit(_X, _y), "lam must be >= 0"),
     ("fit lengths", lambda: R.RidgeRegression().fit(_X, _y[:3]), "same number of samples"),
-    ("mse beta0", lambda: ridge_risk.ridge_mse_matrix(_X, np.ones(2), 1.0, 1.0), "beta0 must have"),
-    ("mse sigma2", lambda: ridge_risk.ridge_mse_matrix(_X, _b, -1.0, 1.0), "sigma2 must be >= 0"),
-    ("mse lam", lambda: ridge_risk.ridge_mse_matrix(_X, _b, 1.0, -1.0), "lam must be >= 0"),
-    ("mse lam0 p>n", lambda: ridge_risk.ridge_mse_matrix(_X.T, np.ones(10), 1.0, 0.0),
-     "full column rank"),
-    ("olscov", lambda: ridge_risk.ols_covariance(_X.T, 1.0), "full column rank"),
-    ("diff lam", lambda: ridge_risk.mse_difference(_X, _b, 1.0, np.nan), "lam must be finite"),
-    ("diffcf beta", lambda: ridge_risk.mse_difference_closed_form(_X, [np.nan] * 3, 1.0, 1.0),
-     "beta0 contains"),
-    ("threshold", lambda: ridge_risk.ridge_beats_ols_threshold(_b, -1.0), "sigma2 must be >= 0"),
-    ("trace lams", lambda: ridge_risk.ridge_mse_trace(_X, _b, 1.0, [-1.0]), "lams must contain"),
-    ("sim reps", lambda: ridge_risk.simulate_responses(_X, _b, 1.0, 0), "n_reps must be >= 1"),
-    ("sim seed", lambda: ridge_risk.simulate_estimates(_X, _b, 1.0, 1.0, 5, seed="x"),
-     "seed must be"),
-    ("emp shape", lambda: ridge_risk.empirical_mse_matrix(np.ones((5, 2)), _b), "beta0 must have"),
-    ("score sigma2", lambda: ridge_risk.gaussian_score(_X, _y, _b, 0.0), "sigma2 must be > 0"),
-    ("score Y", lambda: ridge_risk.gaussian_score(_X, np.ones((4, 7)), _b, 1.0),
-     "Y must have n = 10"),
-    ("fisher", lambda: ridge_risk.gaussian_fisher_information(_X, -1.0), "sigma2 must be >= 0"),
 ]
 
 
