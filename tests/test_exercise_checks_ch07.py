@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from sklearn.kernel_ridge import KernelRidge
+from sklearn.model_selection import KFold as SkKFold
 
 from kmlib import kernels
 from kmlib import model_selection as ms
@@ -160,20 +161,41 @@ def test_check_rate_slope_rejects_mistakes(value, match):
 def smooth():
     run = rates.smoothness_experiment(seed=0)
     x_test = np.linspace(0, 1, 1000)
-    ref = []
-    for a, target in enumerate(rates.TARGETS.values()):     # tune_krr for the choice,
-        _, table = ms.tune_krr(run["X"][a], run["y"][a], lambda e: kernels.matern(1.5, e),
-                               np.logspace(-2, 0, 15).tolist(), np.logspace(-8, 0, 17))
-        k = kernels.matern(1.5, table.best_param)           # scikit-learn for the refit
-        m = KernelRidge(alpha=table.best_lam, kernel="precomputed").fit(k(run["X"][a]), run["y"][a])
-        ref.append(np.mean((m.predict(k(x_test[:, None], run["X"][a])) - target(x_test)) ** 2))
-    return run, np.array(ref)
+
+    def answer(folds):
+        out = []
+        for a, target in enumerate(rates.TARGETS.values()):     # tune_krr for the choice,
+            _, table = ms.tune_krr(run["X"][a], run["y"][a], lambda e: kernels.matern(1.5, e),
+                                   np.logspace(-2, 0, 15).tolist(), np.logspace(-8, 0, 17),
+                                   folds=folds)
+            k = kernels.matern(1.5, table.best_param)           # scikit-learn for the refit
+            m = KernelRidge(alpha=table.best_lam, kernel="precomputed").fit(k(run["X"][a]),
+                                                                            run["y"][a])
+            out.append(np.mean((m.predict(k(x_test[:, None], run["X"][a])) - target(x_test)) ** 2))
+        return np.array(out)
+
+    return run, answer(5), answer(SkKFold(5))
 
 
 def test_check_smoothness_accepts_tuned_matern32(smooth, capsys):
-    run, ref = smooth
-    ch07.check_smoothness_mse(ref, run["X"], run["y"], nu=1.5, others=run["mse"])
+    """The book's split, given implicitly (None) or explicitly."""
+    run, ref, _ = smooth
+    ch07.check_smoothness_mse(ref, None, nu=1.5, others=run["mse"])
     assert capsys.readouterr().out.startswith("Correct:")
+    book = [list(ms.KFold(5, shuffle=True, random_state=0).split(X)) for X in run["X"]]
+    ch07.check_smoothness_mse(ref, book, nu=1.5, others=run["mse"])
+    assert capsys.readouterr().out.startswith("Correct:")
+
+
+def test_check_smoothness_accepts_another_valid_split(smooth, capsys):
+    """scikit-learn's unshuffled KFold(5): a different but correct answer passes."""
+    run, ref, ref_sk = smooth
+    assert not np.allclose(ref, ref_sk, rtol=1e-3)       # the split matters on this draw
+    splits = [list(SkKFold(5).split(X)) for X in run["X"]]
+    ch07.check_smoothness_mse(ref_sk, splits, nu=1.5, others=run["mse"])
+    assert capsys.readouterr().out.startswith("Correct:")
+    with pytest.raises(AssertionError, match="pass it in splits"):
+        ch07.check_smoothness_mse(ref_sk, None, nu=1.5, others=run["mse"])
 
 
 @pytest.mark.parametrize("which,match", [
@@ -181,12 +203,19 @@ def test_check_smoothness_accepts_tuned_matern32(smooth, capsys):
     ("swapped", "swapped"),
     ("off", "not the test MSE"),
     ("none", "is None"),
+    ("bad_split", "cover each"),
+    ("four_folds", "5-fold"),
 ])
 def test_check_smoothness_rejects_mistakes(smooth, which, match):
-    run, ref = smooth
+    run, ref, _ = smooth
+    splits = None
     answer = {"other_kernel": run["mse"][:, 1], "swapped": ref[::-1], "off": ref * 1.3,
-              "none": None}[which]
+              "none": None, "bad_split": ref, "four_folds": ref}[which]
+    if which == "bad_split":
+        splits = [[(np.arange(8, 40), np.arange(8))] * 5] * 2
+    if which == "four_folds":
+        splits = [list(SkKFold(4).split(X)) for X in run["X"]]
     with pytest.raises(AssertionError, match=match) as exc:
-        ch07.check_smoothness_mse(answer, run["X"], run["y"], nu=1.5, others=run["mse"])
+        ch07.check_smoothness_mse(answer, splits, nu=1.5, others=run["mse"])
     _no_leak(exc, ref[0])
     _no_leak(exc, ref[1])

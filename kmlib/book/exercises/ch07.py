@@ -11,7 +11,6 @@ that does not print the reference value; a right one prints a line starting ``Co
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -174,49 +173,100 @@ def check_rate_slope(slope: Any, m: int) -> None:
     print(f"Correct: slope {v:.3f}, against the predicted exponent -2m/(2m+1) for m = {m}.")
 
 
-# --------------------------------------------------------------------------- #
-# exercise: the smoothness experiment with another kernel
-# --------------------------------------------------------------------------- #
-def _brute_cv_mse(X: np.ndarray, y: np.ndarray, nu: float, ells: np.ndarray,
-                  lams: np.ndarray, x_test: np.ndarray, truth: np.ndarray) -> float:
-    """5-fold CV by explicit Cholesky refits for every (ell, lam), then the test MSE."""
-    from kmlib._folds import resolve_folds
+def _smoothness_data(seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The two training sets of the chapter's draw ``seed``: (X, y_sine), (X', y_square)."""
+    from kmlib import datasets
 
-    pairs = resolve_folds(5, y.shape[0])
-    best, arg = np.inf, None
-    for ell in ells:
+    rng = np.random.default_rng(seed)
+    X0, y0, _ = datasets.sine_and_square(40, 0.1, random_state=rng)
+    X1, _, y1 = datasets.sine_and_square(40, 0.1, random_state=rng)
+    return [(np.asarray(X0, float).reshape(-1, 1), np.asarray(y0, float)),
+            (np.asarray(X1, float).reshape(-1, 1), np.asarray(y1, float))]
+
+
+def _check_split(split: Any, n: int, name: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Validate a v-fold split given as (train_idx, test_idx) pairs; return it as int arrays."""
+    try:
+        pairs = [(np.asarray(tr, dtype=int).ravel(), np.asarray(te, dtype=int).ravel())
+                 for tr, te in split]
+    except (TypeError, ValueError) as exc:
+        raise AssertionError(f"{name} must be a list of (train_idx, test_idx) pairs, for "
+                             "example list(KFold(5).split(X))") from exc
+    if len(pairs) != 5:
+        raise AssertionError(f"{name} has {len(pairs)} folds; the exercise asks for 5-fold CV")
+    tests = np.sort(np.concatenate([te for _, te in pairs]))
+    if not np.array_equal(tests, np.arange(n)):
+        raise AssertionError(f"the test folds of {name} must cover each of the {n} points once")
+    for tr, te in pairs:
+        if not np.array_equal(np.sort(np.concatenate([tr, te])), np.arange(n)):
+            raise AssertionError(f"in {name}, each training fold must be the complement of its "
+                                 "test fold")
+    return pairs
+
+
+def _brute_cv_choice(X: np.ndarray, y: np.ndarray, nu: float, ells: np.ndarray,
+                     lams: np.ndarray, pairs: list) -> tuple[np.ndarray, tuple[int, int]]:
+    """CV errors by explicit Cholesky refits on every fold for every (ell, lam); the argmin."""
+    cv = np.zeros((ells.shape[0], lams.shape[0]))
+    for a, ell in enumerate(ells):
         K = kernels.matern(nu, float(ell))(X)
-        for lam in lams:
-            sse = 0.0
+        for b, lam in enumerate(lams):
             for tr, te in pairs:
                 c = linalg.cho_factor(K[np.ix_(tr, tr)] + lam * np.eye(tr.shape[0]))
-                sse += np.sum((y[te] - K[np.ix_(te, tr)] @ linalg.cho_solve(c, y[tr])) ** 2)
-            if sse < best * (1 - 1e-12):
-                best, arg = sse, (float(ell), float(lam))
-    k = kernels.matern(nu, arg[0])
-    alpha = linalg.cho_solve(linalg.cho_factor(k(X) + arg[1] * np.eye(y.shape[0])), y)
+                cv[a, b] += np.sum((y[te] - K[np.ix_(te, tr)] @ linalg.cho_solve(c, y[tr])) ** 2)
+    i, j = np.unravel_index(np.argmin(cv), cv.shape)
+    return cv, (int(i), int(j))
+
+
+def _refit_mse(X: np.ndarray, y: np.ndarray, nu: float, ell: float, lam: float,
+               x_test: np.ndarray, truth: np.ndarray) -> float:
+    k = kernels.matern(nu, ell)
+    alpha = linalg.cho_solve(linalg.cho_factor(k(X) + lam * np.eye(y.shape[0])), y)
     return float(np.mean((k(x_test[:, None], X) @ alpha - truth) ** 2))
 
 
-def check_smoothness_mse(mse_new: Any, X: Sequence[Any], y: Sequence[Any], nu: float = 1.5,
+def check_smoothness_mse(mse_new: Any, splits: Any = None, nu: float = 1.5, seed: int = 0,
                          others: Any = None) -> None:
     """Check the test MSEs (sine, square wave) of KRR with a Matern-``nu`` kernel, tuned by CV.
 
     The tuning is 5-fold CV over ``ell in logspace(-2, 0, 15)`` and
-    ``lam in logspace(-8, 0, 17)``.
+    ``lam in logspace(-8, 0, 17)``, with any 5-fold split: ``splits`` holds, per target,
+    the (train_idx, test_idx) pairs used (``None``: the book's ``folds=5``).  The data
+    are rebuilt from ``seed`` (the chapter's draw).
 
     Reference: explicit Cholesky refits on every fold for every pair (no batched
-    eigendecomposition), then one refit on all points, scored on 1000 equally spaced points.
-    ``others`` (optional, shape (2, k)) holds the chapter's MSEs for other kernels, to
-    recognise an answer computed with the wrong kernel.
+    eigendecomposition) with the student's split, then one refit on all points at the
+    CV choice, scored on 1000 equally spaced points.  ``others`` (optional, shape (2, k))
+    holds the chapter's MSEs for other kernels, to recognise the wrong kernel.
     """
+    from kmlib._folds import resolve_folds
+
     m = answer_array(mse_new, "mse_new", (2,))
+    data = _smoothness_data(seed)
+    if splits is None:
+        splits = [None, None]
+    if isinstance(splits, (str, bytes)) or len(splits) != 2:
+        raise AssertionError("splits must hold two fold splits, one per target (or be None "
+                             "for the book's folds=5)")
     ells, lams = np.logspace(-2, 0, 15), np.logspace(-8, 0, 17)
     x_test = np.linspace(0.0, 1.0, 1000)
     truths = [rates.TARGETS[t](x_test) for t in rates.TARGETS]
-    ref = np.array([_brute_cv_mse(np.asarray(X[a], float).reshape(-1, 1), np.asarray(y[a], float),
-                                  nu, ells, lams, x_test, truths[a]) for a in range(2)])
     names = ["sine", "square wave"]
+    ref, ref_book = np.empty(2), np.empty(2)
+    for a, (X, y) in enumerate(data):
+        book = list(resolve_folds(5, y.shape[0]))
+        pairs = book if splits[a] is None else _check_split(splits[a], y.shape[0], f"splits[{a}]")
+        cv, (i, j) = _brute_cv_choice(X, y, nu, ells, lams, pairs)
+        # any pair whose CV error ties the minimum (to rounding) is an equally valid choice
+        ties = np.argwhere(cv <= cv[i, j] * (1 + 1e-9))
+        cands = [_refit_mse(X, y, nu, float(ells[p]), float(lams[q]), x_test, truths[a])
+                 for p, q in ties]
+        ref[a] = cands[int(np.argmin([abs(c - m[a]) for c in cands]))]
+        if splits[a] is None:
+            ref_book[a] = ref[a]
+        else:
+            _, (ib, jb) = _brute_cv_choice(X, y, nu, ells, lams, book)
+            ref_book[a] = _refit_mse(X, y, nu, float(ells[ib]), float(lams[jb]), x_test, truths[a])
     for a in range(2):
         if _close(m[a], ref[a], 1e-4):
             continue
@@ -225,7 +275,12 @@ def check_smoothness_mse(mse_new: Any, X: Sequence[Any], y: Sequence[Any], nu: f
                                  f"use the Matern kernel with nu = {nu}")
         if a == 0 and _close(m[0], ref[1], 1e-4) or a == 1 and _close(m[1], ref[0], 1e-4):
             raise AssertionError("the two entries are swapped: the sine comes first")
-        raise AssertionError(f"mse_new[{a}] ({names[a]}) is not the test MSE of the CV-tuned fit; "
-                             "check folds=5, both grids, the refit on all 40 points, and the test "
-                             "error against the noiseless target on 1000 equally spaced points")
+        if splits[a] is None and not _close(m[a], ref_book[a], 1e-4):
+            raise AssertionError(f"mse_new[{a}] ({names[a]}) is not the test MSE of the fit tuned "
+                                 "with the book's folds=5; if you used another 5-fold split, pass "
+                                 "it in splits")
+        raise AssertionError(f"mse_new[{a}] ({names[a]}) is not the test MSE of the CV-tuned fit "
+                             "for the fold split given; check 5 folds, both grids, the refit on "
+                             "all 40 points, and the test error against the noiseless target on "
+                             "1000 equally spaced points")
     print(f"Correct: Matern-{nu:g} test MSEs computed for the sine and the square wave.")

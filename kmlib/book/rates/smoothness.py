@@ -115,7 +115,7 @@ def cv_table(X: ArrayLike, y: ArrayLike, kernel_factory: Callable[[float], Any],
 @one_blas_thread()
 def smoothness_experiment(seed: Seed, *, n: int = 40, noise: float = 0.1,
                           ells: ArrayLike | None = None, lams: ArrayLike | None = None,
-                          folds: int = 5,
+                          folds: Folds = 5,
                           n_test: int = 1000,
                           kernel_factories: dict[str, Callable[[float], Any]] | None = None,
                           ) -> dict[str, Any]:
@@ -133,13 +133,15 @@ def smoothness_experiment(seed: Seed, *, n: int = 40, noise: float = 0.1,
     Parameters
     ----------
     seed : int or Generator
-        Seed of the two training sets (the fold split is ``KFold(folds, random_state=0)``).
+        Seed of the two training sets.
     n : int, default 40
     noise : float, default 0.1
     ells : 1-D array, default ``logspace(-2, 0, 15)``
     lams : 1-D array, default ``logspace(-8, 0, 17)``
         Penalties on the sum of squared errors (the book's scaling).
-    folds : int, default 5
+    folds : int, splitter or list of (train_idx, test_idx), default 5
+        The fold split (an int v means ``KFold(v, shuffle=True, random_state=0)``);
+        a splitter is applied to each training set.
     n_test : int, default 1000
     kernel_factories : dict, optional
         Kernels to compare, name -> factory of the length scale; default
@@ -177,8 +179,9 @@ def smoothness_experiment(seed: Seed, *, n: int = 40, noise: float = 0.1,
         Xs.append(X)
         ys.append(y)
         truth = target(x_test)
+        split = list(folds.split(X)) if hasattr(folds, "split") else folds
         for b, factory in enumerate(factories.values()):
-            cv = cv_table(X, y, factory, ells, lams, folds)
+            cv = cv_table(X, y, factory, ells, lams, split)
             i, j = np.unravel_index(np.argmin(cv), cv.shape)
             k = factory(float(ells[i]))
             c, low = linalg.cho_factor(k(X) + lams[j] * np.eye(n))

@@ -2,35 +2,25 @@
 
 Chapter "How fast does kernel ridge regression learn?": the risk bound depends on
 the spectrum through ``sum_j min(mu_j, gamma)``.  Exact sums for power-law
-spectra (:func:`power_min_sum`, Hurwitz zeta), the Sobolev bound
-``sqrt(gamma)/pi + gamma/2`` (:func:`sobolev_sum_bound`), the same sum over the
-eigenvalues of ``K/n`` for random designs (:func:`design_min_sums`) and the
+spectra (:func:`power_min_sum`, Hurwitz zeta) and the
 closed-form eigenvalues of ``K/n`` for ``min(x, x')`` on a grid
 (:func:`grid_min_eigenvalues`).
 """
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import linalg, special
+from scipy import special
 
-from kmlib import kernels
-from kmlib._linalg import one_blas_thread
-from kmlib._typing import Seed
 from kmlib._validation import (
     check_int,
-    check_kernel,
     check_nonnegative,
     check_positive,
-    check_rng,
 )
 
 from ._common import _lam_grid
 
-__all__ = ["power_min_sum", "sobolev_sum_bound", "design_min_sums", "grid_min_eigenvalues"]
+__all__ = ["power_min_sum", "grid_min_eigenvalues"]
 
 
 def power_min_sum(gamma: ArrayLike, c: float, p: float,
@@ -83,56 +73,6 @@ def power_min_sum(gamma: ArrayLike, c: float, p: float,
     tail = np.where(np.isnan(tail), a ** (-p), tail)
     out = J * g + c * tail
     return float(out[0]) if scalar else out
-
-
-def sobolev_sum_bound(gamma: ArrayLike) -> float | NDArray[np.float64]:
-    r"""The bound :math:`\sqrt\gamma/\pi + \gamma/2` on the Sobolev effective dimension.
-
-    The bound is on :math:`\sum_j\min(\mu_j/4, \gamma)` for the Sobolev spectrum
-    :math:`\mu_j = 4/(\pi^2(2j - 1)^2)`.
-    """
-    g, scalar = _lam_grid(gamma, "gamma")
-    out = np.sqrt(g) / np.pi + g / 2.0
-    return float(out[0]) if scalar else out
-
-
-@one_blas_thread()
-def design_min_sums(n: int, gammas: ArrayLike, n_designs: int, seed: Seed = None,
-                    kernel: Callable[..., Any] | None = None) -> NDArray[np.float64]:
-    r"""Values of :math:`\frac1n\sum_i\min(\hat\mu_i/4, \gamma)` over random uniform designs.
-
-    Each design draws :math:`x_1, \dots, x_n \sim U[0, 1]`; :math:`\hat\mu_i` are
-    the eigenvalues of :math:`K/n`.  The mean over designs estimates the left side
-    of the lemma comparing design and Mercer eigenvalues.
-
-    Parameters
-    ----------
-    n : int
-        Design size (>= 1).
-    gammas : float or 1-D array
-        Thresholds (> 0).
-    n_designs : int
-        Number of random designs (>= 2).
-    seed : int, Generator or None
-        Source of randomness.
-    kernel : callable, optional
-        Kernel ``k(X, Y=None)`` on [0, 1]; default :func:`kmlib.kernels.sobolev1`.
-
-    Returns
-    -------
-    ndarray of shape (n_designs, len(gammas))
-    """
-    n = check_int(n, "n", minimum=1)
-    g, _ = _lam_grid(gammas, "gammas")
-    n_designs = check_int(n_designs, "n_designs", minimum=2)
-    rng = check_rng(seed)
-    k = kernels.sobolev1() if kernel is None else check_kernel(kernel)
-    out = np.empty((n_designs, g.shape[0]))
-    for r in range(n_designs):
-        x = rng.uniform(0.0, 1.0, size=(n, 1))
-        mu_hat = np.clip(linalg.eigvalsh(k(x)) / n, 0.0, None)
-        out[r] = np.minimum(mu_hat[None, :] / 4.0, g[:, None]).sum(axis=1) / n
-    return out
 
 
 def grid_min_eigenvalues(n: int) -> NDArray[np.float64]:
