@@ -1,7 +1,7 @@
 """Tests for the chapter-9 exercise checkers (kmlib.book.exercises.ch09).
 
 Each checker must accept the right answer (computed here by an independent
-route: a closed form, kmlib.book.large_scale, features.Nystroem, kmlib.ridge), reject
+route: a closed form, Monte Carlo, features.Nystroem, kmlib.ridge, StreamingRFFRidge), reject
 the typical wrong answers with a message that diagnoses the mistake without
 revealing the reference value, and reject ``None``.  The last test runs the
 exercise notebook as written (every check passes) and with every solution
@@ -16,6 +16,7 @@ from pathlib import Path
 import _exercise_cells as notebook
 import numpy as np
 import pytest
+from scipy import linalg
 
 from kmlib import features, kernels, ridge
 from kmlib.book import large_scale as ls
@@ -52,7 +53,7 @@ def test_rff_variances_accept_closed_form(capsys):
 
 def test_rff_variances_closed_form_matches_monte_carlo():
     """Monte Carlo with the Cauchy spectral law, within 4 s.e., for the pair variance."""
-    w = ls.spectral_sample("laplacian", 400_000, length_scale=0.5, seed=1)
+    w = np.random.default_rng(1).standard_cauchy(400_000) / 0.5    # spectral law of exp(-|D|/0.5)
     c = np.cos(0.4 * w)
     assert abs(c.var() - PAIR * 25) <= 4 * np.std((c - c.mean()) ** 2) / math.sqrt(c.size)
 
@@ -75,11 +76,20 @@ def test_rff_variances_reject_mistakes(answer, match):
 # --------------------------------------------------------------------------- #
 X1, X2 = np.array([0.2, -0.1, 0.3]), np.array([0.1, 0.4, -0.2])
 MEAN = math.exp(X1 @ X2)
-VAR = ls.softmax_prf_variance(X1, X2, 50)
+VAR = math.exp(2 * X1 @ X2) * math.expm1(np.sum((X1 + X2) ** 2)) / 50
+
+
+def test_prf_variance_closed_form_matches_monte_carlo():
+    """Monte Carlo with w ~ N(0, I): the variance of one product, within 4 s.e."""
+    W = np.random.default_rng(3).standard_normal((400_000, 3))
+    prod = np.exp(-X1 @ X1 / 2 + W @ X1) * np.exp(-X2 @ X2 / 2 + W @ X2)
+    se = np.std((prod - prod.mean()) ** 2) / math.sqrt(prod.size)
+    assert abs(prod.var() - 50 * VAR) <= 4 * se
+    assert abs(prod.mean() - MEAN) <= 4 * prod.std() / math.sqrt(prod.size)
 
 
 def test_prf_accepts_closed_form(capsys):
-    """Reference: ls.softmax_prf_variance (itself tested against Monte Carlo)."""
+    """Reference: the closed form (checked against Monte Carlo above)."""
     ch09.check_prf_variance(MEAN, VAR, X1, X2, 50)
     assert "Correct:" in capsys.readouterr().out
 
@@ -105,9 +115,15 @@ X40 = np.random.default_rng(9).standard_normal((40, 2))
 ANCH = np.array([0, 5, 12, 12, 27, 33, 5])
 
 
+def _nystroem_pinv(K, idx):
+    """K_nm K_mm^+ K_nm^T with scipy's pinvh (repeated anchors make K_mm singular)."""
+    C = K[:, idx]
+    return C @ linalg.pinvh(C[idx]) @ C.T
+
+
 def test_nystroem_accepts_kmlib_and_features_route(capsys):
     """Second algorithm: features.Nystroem on the distinct anchors (same span)."""
-    ch09.check_nystroem(ls.nystroem_gram(kernels.gaussian(1.0)(X40), ANCH), X40, ANCH, 1.0)
+    ch09.check_nystroem(_nystroem_pinv(kernels.gaussian(1.0)(X40), ANCH), X40, ANCH, 1.0)
     assert "Correct:" in capsys.readouterr().out
     nys = features.Nystroem(kernel=kernels.gaussian(1.0), n_components=5,
                             random_state=0).fit(X40[np.unique(ANCH)])
@@ -124,11 +140,20 @@ def test_nystroem_rejects_mistakes():
         ch09.check_nystroem(C, X40, ANCH, 1.0)
     with pytest.raises(AssertionError, match="is None"):
         ch09.check_nystroem(None, X40, ANCH, 1.0)
-    wrong = ls.nystroem_gram(K, ANCH).copy()
+    wrong = _nystroem_pinv(K, ANCH).copy()
     rest = np.setdiff1d(np.arange(40), ANCH)
     wrong[np.ix_(rest, rest)] = K[np.ix_(rest, rest)] * 0.5 + wrong[np.ix_(rest, rest)] * 0.5
     with pytest.raises(AssertionError):
         ch09.check_nystroem(wrong, X40, ANCH, 1.0)
+
+
+def test_nystroem_jitter_small_passes_large_is_diagnosed():
+    """A jitter of 1e-8 is accepted; 1e-6 biases K_tilde and the message names the limit."""
+    K = kernels.gaussian(1.0)(X40)
+    C, W = K[:, ANCH], K[np.ix_(ANCH, ANCH)]
+    ch09.check_nystroem(C @ linalg.solve(W + 1e-8 * np.eye(7), C.T), X40, ANCH, 1.0)
+    with pytest.raises(AssertionError, match="1e-8"):
+        ch09.check_nystroem(C @ linalg.solve(W + 1e-6 * np.eye(7), C.T), X40, ANCH, 1.0)
 
 
 # --------------------------------------------------------------------------- #

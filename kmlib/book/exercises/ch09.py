@@ -142,7 +142,9 @@ def check_nystroem(K_tilde: Any, X: Any, anchors: Any, sigma: float) -> None:
     if not np.allclose(Kt[:, idx], K[:, idx], atol=1e-6):
         raise AssertionError(
             "K_tilde does not reproduce the anchor columns of K; with repeated anchors K_mm is "
-            "singular, so use its pseudoinverse (or a tiny jitter), not its inverse")
+            "singular, so use its pseudoinverse (or a jitter of at most 1e-8, since a jitter "
+            "eta moves the entries by up to about eta / (nu + eta) along small eigenvalues nu), "
+            "not its inverse")
     if not np.allclose(Kt, Kt.T, atol=1e-8):
         raise AssertionError("K_tilde must be symmetric: K_nm K_mm^+ K_nm^T")
     if np.linalg.eigvalsh(K - 0.5 * (Kt + Kt.T))[0] < -1e-6:
@@ -151,7 +153,8 @@ def check_nystroem(K_tilde: Any, X: Any, anchors: Any, sigma: float) -> None:
                              "anchors)")
     if not np.allclose(Kt, ref, atol=1e-6):
         raise AssertionError("K_tilde reproduces the anchor columns but differs elsewhere; the "
-                             "other entries are K_nm K_mm^+ K_mn")
+                             "other entries are K_nm K_mm^+ K_mn (a jitter above about 1e-8 "
+                             "biases them far more than the jitter itself)")
     print("Correct: K - K_tilde is positive semi-definite and vanishes on the "
           f"{len(set(idx.tolist()))} distinct anchors' rows and columns.")
 
