@@ -1,14 +1,10 @@
-r"""Input handling shared by the kernel classifiers of chapter 8.
+r"""Input handling shared by the kernel estimators (KernelRidge, KernelSVM, Nystroem, ...).
 
-:class:`kmlib.svm.KernelSVM` and :class:`kmlib.logistic.KernelLogisticRegression`
-take their kernel in the same two forms: a callable ``k(X, Y=None)`` returning
-a Gram matrix, or the string ``"precomputed"``, in which case :meth:`fit`
-receives the symmetric training Gram matrix (n, n) and the prediction methods
-receive the cross Gram matrix (m, n_train) between test and training points.
-Both accept any two class labels (numbers or strings), coded internally as
--1 for ``classes_[0]`` and +1 for ``classes_[1]``, as scikit-learn does.  This private
-module holds those checks and the (checked) kernel evaluations, so that each
-estimator keeps only its own algorithm.
+They take their kernel in the same two forms: a callable ``k(X, Y=None)`` returning a
+Gram matrix, or the string ``"precomputed"``, in which case :meth:`fit` receives the
+symmetric training Gram matrix (n, n) and the prediction methods the cross Gram matrix
+(m, n_train) between test and training points.  The classifiers accept any two labels,
+coded -1 for ``classes_[0]`` and +1 for ``classes_[1]``, as scikit-learn does.
 """
 from __future__ import annotations
 
@@ -46,18 +42,7 @@ def is_precomputed(kernel: Any) -> bool:
 
 
 def check_kernel_param(kernel: Any) -> None:
-    """Raise unless ``kernel`` is a callable ``k(X, Y)`` or the string ``"precomputed"``.
-
-    Parameters
-    ----------
-    kernel : object
-        The estimator's ``kernel`` hyper-parameter.
-
-    Raises
-    ------
-    ValueError
-        If ``kernel`` is another string or not callable.
-    """
+    """Raise a ValueError unless ``kernel`` is a callable ``k(X, Y)`` or ``"precomputed"``."""
     if is_precomputed(kernel):
         return
     if isinstance(kernel, str):
@@ -68,43 +53,16 @@ def check_kernel_param(kernel: Any) -> None:
 
 
 def check_solver_params(kernel: Any, tol: Any, max_iter: Any) -> tuple[float, int]:
-    """Check the hyper-parameters every kernel classifier has: kernel, tol, max_iter.
+    """Check the hyper-parameters of every kernel classifier; return ``(tol, max_iter)``.
 
-    Parameters
-    ----------
-    kernel : object
-        Must be a callable ``k(X, Y)`` or the string ``"precomputed"``
-        (see :func:`check_kernel_param`).
-    tol : object
-        Stopping tolerance, must be > 0.
-    max_iter : object
-        Maximal number of iterations, an int >= 1.
-
-    Returns
-    -------
-    tol : float
-    max_iter : int
+    ``kernel`` as in :func:`check_kernel_param`, ``tol > 0``, ``max_iter`` an int >= 1.
     """
     check_kernel_param(kernel)
     return check_positive(tol, "tol"), check_int(max_iter, "max_iter", minimum=1)
 
 
 def check_both_labels(y: np.ndarray, why: str = "") -> None:
-    """Raise unless the labels ``y`` (already checked to be -1/1) contain both classes.
-
-    Parameters
-    ----------
-    y : ndarray of shape (n,)
-        Labels in {-1, 1}, n >= 1.
-    why : str
-        Optional explanation appended to the message in parentheses, e.g. what
-        would go wrong with a single class.
-
-    Raises
-    ------
-    ValueError
-        If every entry of ``y`` is the same label.
-    """
+    """Raise unless the labels ``y`` (in {-1, 1}) hold both classes; ``why`` explains why."""
     if np.all(y == y[0]):
         extra = f" ({why})" if why else ""
         raise ValueError(f"y must contain both labels -1 and 1; got only {y[0]:g}{extra}")
@@ -112,35 +70,13 @@ def check_both_labels(y: np.ndarray, why: str = "") -> None:
 
 def gram(kernel: Any, X: np.ndarray, Y: np.ndarray | None = None, *, what: str | None = None,
          finite: bool = True) -> np.ndarray:
-    """Evaluate ``kernel(X)`` (or ``kernel(X, Y)``) and check the result.
+    """The float Gram matrix ``kernel(X)`` (``Y`` None) or ``kernel(X, Y)``, checked.
 
-    The one place where kmlib's estimators evaluate a user's kernel.
-
-    Parameters
-    ----------
-    kernel : callable
-        A kernel ``k(X, Y=None)``.
-    X : ndarray of shape (m, d)
-        Row points.
-    Y : ndarray of shape (n, d) or None
-        Column points; None means ``Y = X`` and calls ``kernel(X)``.
-    what : str, optional
-        The call as error messages name it; default ``"kernel(X)"`` or ``"kernel(X, Y)"``.
-    finite : bool, default True
-        Check that every entry is finite.  A caller that runs
-        :func:`kmlib._validation.check_symmetric` on the square ``kernel(X)`` may pass
-        False: that check rejects NaN and inf in the same pass.
-
-    Returns
-    -------
-    ndarray of shape (m, n)
-        The Gram matrix as a float array.
-
-    Raises
-    ------
-    ValueError
-        If the kernel returns something that is not a numeric array, a matrix of the
-        wrong shape, or NaN or infinite values.
+    The one place where kmlib's estimators evaluate a user's kernel.  A ValueError
+    (naming the call as ``what``) if the result is not numeric, has the wrong shape,
+    or, when ``finite``, holds NaN or inf (callers that run ``check_symmetric`` on the
+    square ``kernel(X)`` pass ``finite=False``: that check rejects them in the same pass).
+    The result may be the very array the kernel returned: callers must not modify it.
     """
     if what is None:
         what = "kernel(X)" if Y is None else "kernel(X, Y)"
@@ -161,33 +97,12 @@ def gram(kernel: Any, X: np.ndarray, Y: np.ndarray | None = None, *, what: str |
 
 def fit_inputs(kernel: Any, X: ArrayLike, y: ArrayLike, *, need_gram: bool, one_class_why: str = ""
                ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray, np.ndarray]:
-    """Check the training data of a kernel classifier and, if asked, form its Gram matrix.
+    """Check a kernel classifier's training data; return ``(K, X_fit, y, classes)``.
 
-    Parameters
-    ----------
-    kernel : callable or "precomputed"
-        The estimator's kernel, already checked by :func:`check_kernel_param`.
-    X : array of shape (n, d), or (n, n) symmetric Gram matrix if ``kernel="precomputed"``
-        Training inputs.
-    y : array of shape (n,)
-        Labels: exactly two distinct values (numbers or strings).
-    need_gram : bool
-        With a callable kernel, whether to evaluate the Gram matrix ``kernel(X)``
-        (otherwise the returned ``K`` is None and the caller evaluates what it needs).
-    one_class_why : str
-        Why one class is not enough, added to the error message.
-
-    Returns
-    -------
-    K : ndarray of shape (n, n) or None
-        The training Gram matrix: the given one if precomputed, ``kernel(X)`` if
-        ``need_gram``, None otherwise.
-    X_fit : ndarray of shape (n, d) or None
-        The checked training inputs (None with a precomputed kernel).
-    y : ndarray of shape (n,)
-        The labels coded as -1.0 (``classes[0]``) and +1.0 (``classes[1]``).
-    classes : ndarray of shape (2,)
-        The two labels in sorted order (the estimator's ``classes_``).
+    ``K`` is the given (n, n) matrix if ``kernel="precomputed"``, ``kernel(X)`` if
+    ``need_gram``, else None; ``X_fit`` the checked inputs (None if precomputed); ``y``
+    the labels coded -1.0 (``classes[0]``) and +1.0 (``classes[1]``), ``classes`` the
+    two sorted labels.  ``one_class_why`` says why one class is not enough.
     """
     try:
         classes, y = check_binary_labels(y)
@@ -211,35 +126,12 @@ def fit_inputs(kernel: Any, X: ArrayLike, y: ArrayLike, *, need_gram: bool, one_
 
 def prediction_gram(kernel: Any, X: ArrayLike, X_fit: np.ndarray | None, n_train: int,
                     keep: np.ndarray | None = None, who: str = "the estimator") -> np.ndarray:
-    """Check test inputs and return their cross Gram matrix with the training points.
+    """Check test inputs ``X``; return their (m, n_train) cross Gram matrix with ``X_fit``.
 
-    Parameters
-    ----------
-    kernel : callable or "precomputed"
-        The fitted estimator's kernel.
-    X : array of shape (m, d), or (m, n_train) if ``kernel="precomputed"``
-        Test inputs, or the Gram matrix between test and training points.
-    X_fit : ndarray of shape (n_train, d) or None
-        The training inputs (None with a precomputed kernel).
-    n_train : int
-        Number of training points.
-    keep : ndarray of int or None
-        Indices of the training points the prediction needs (e.g. the support
-        vectors); None keeps them all.
-    who : str
-        The estimator's name, for error messages.
-
-    Returns
-    -------
-    ndarray of shape (m, len(keep)) or (m, n_train)
-        :math:`k(x_i, x_j)` for the test points i and the kept training points j.
-        The kernel is not called when no training point is kept.
-
-    Raises
-    ------
-    ValueError
-        If ``X`` has the wrong number of columns (features, or training points
-        when precomputed), or the kernel returns a bad matrix.
+    With ``kernel="precomputed"`` ``X`` is that matrix already.  Only the columns of the
+    training points ``keep`` (e.g. support vectors; None: all) are returned, and the kernel
+    is not called when none is kept.  A ValueError (naming the estimator ``who``) when
+    ``X`` has the wrong number of columns or the kernel returns a bad matrix.
     """
     if is_precomputed(kernel):
         if np.asarray(X).ndim == 1:

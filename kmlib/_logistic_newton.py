@@ -21,9 +21,10 @@ _STALL_ITERS = 10       # give up after this many iterations without halving the
 
 
 def _objective(Ka: np.ndarray, alpha: np.ndarray, mu: float, y: np.ndarray,
-               lam: float) -> float:
-    """J from the precomputed product K alpha."""
-    return float(np.sum(np.logaddexp(0.0, -y * (Ka + mu))) + lam * np.dot(alpha, Ka))
+               lam: float, w: np.ndarray | None = None) -> float:
+    """J from the precomputed product K alpha (losses weighted by ``w`` if given)."""
+    loss = np.logaddexp(0.0, -y * (Ka + mu))
+    return float(np.sum(loss if w is None else w * loss) + lam * np.dot(alpha, Ka))
 
 
 class _Workspace:
@@ -176,9 +177,11 @@ class _NewtonSystem:
         return dalpha, dmu
 
 
-def _newton(K: np.ndarray, y: np.ndarray, lam: float, tol: float,
-            max_iter: int) -> tuple[np.ndarray, float, int, float, float, str, str]:
+def _newton(K: np.ndarray, y: np.ndarray, lam: float, tol: float, max_iter: int,
+            w: np.ndarray | None = None) -> tuple[np.ndarray, float, int, float, float, str, str]:
     """Damped Newton iterations on J(alpha, mu); see the class notes.
+
+    With sample weights ``w`` the losses, hence r and W, are multiplied by them.
 
     Returns alpha, mu, the number of iterations, the final gradient norm, the
     objective, a status ("converged", "max_iter" or "stalled") and the kind of
@@ -195,10 +198,10 @@ def _newton(K: np.ndarray, y: np.ndarray, lam: float, tol: float,
 
     alpha = np.zeros(n)
     Ka = np.zeros(n)
-    n_pos = int(np.sum(y > 0))
-    mu = float(np.log(n_pos / (n - n_pos)))   # the minimiser over mu alone at alpha = 0
-    obj = _objective(Ka, alpha, mu, y, lam)
-    ws = _Workspace(K, lam)
+    wt = np.ones(n) if w is None else w
+    mu = float(np.log(wt[y > 0].sum() / wt[y < 0].sum()))  # the minimiser over mu at alpha = 0
+    obj = _objective(Ka, alpha, mu, y, lam, w)
+    ws = _Workspace(K, lam / max(1.0, float(wt.max())))  # W <= max(w) / 4 in the bound of B
     low_rank = ws.F is not None
     system: _NewtonSystem | None = None
     prev_gnorm = np.inf
@@ -210,7 +213,7 @@ def _newton(K: np.ndarray, y: np.ndarray, lam: float, tol: float,
     while True:
         m = y * (Ka + mu)                      # margins y_i eta_i
         p_wrong = expit(-m)                    # sigma(-y_i eta_i)
-        r = -y * p_wrong
+        r = -y * p_wrong if w is None else -y * w * p_wrong
         F1 = r + 2.0 * lam * alpha
         F2 = float(np.sum(r))
         KF1 = Kmul(F1)
@@ -223,7 +226,7 @@ def _newton(K: np.ndarray, y: np.ndarray, lam: float, tol: float,
             # rule with a freshly computed K alpha before declaring convergence.
             Ka = Kmul(alpha)
             exact_Ka = True
-            obj = _objective(Ka, alpha, mu, y, lam)
+            obj = _objective(Ka, alpha, mu, y, lam, w)
             continue
         if n_iter >= max_iter:
             break
@@ -237,6 +240,7 @@ def _newton(K: np.ndarray, y: np.ndarray, lam: float, tol: float,
         # costs O(n^3): reuse it while it keeps cutting the gradient by 4x.
         fresh = low_rank or system is None or not gnorm < 0.25 * prev_gnorm
         W = p_wrong * expit(m)                 # sigma(eta)(1 - sigma(eta)), no cancellation
+        W = W if w is None else w * W
         if fresh:
             system = _NewtonSystem(ws, W, lam, low_rank)
         prev_gnorm = gnorm
@@ -259,7 +263,7 @@ def _newton(K: np.ndarray, y: np.ndarray, lam: float, tol: float,
             a_new = alpha + t * dalpha
             Ka_new = Ka + t * Kd
             mu_new = mu + t * dmu
-            obj_new = _objective(Ka_new, a_new, mu_new, y, lam)
+            obj_new = _objective(Ka_new, a_new, mu_new, y, lam, w)
             if obj_new <= obj + _ARMIJO * t * slope + slack:
                 break
             t *= 0.5

@@ -43,17 +43,18 @@ from numpy.typing import ArrayLike
 from scipy.linalg import lapack
 from sklearn.base import BaseEstimator, RegressorMixin
 
-from ._estimator_inputs import gram
+from ._estimator_inputs import check_kernel_param, gram, is_precomputed, prediction_gram
 from ._linalg import check_gram, dot, eigh_copy, pinv_mask
 from ._validation import (
+    check_feature_names,
     check_finite_result,
     check_fitted,
     check_gram_psd,
-    check_kernel,
     check_lam,
     check_matrix,
-    check_n_features,
     check_same_length,
+    check_sample_weight,
+    check_square,
     check_symmetric,
     check_vector,
     finite_result,
@@ -64,21 +65,25 @@ from .kernels import Kernel
 __all__ = ["KernelRidge", "krr_fit"]
 
 
-
 def _solve_shifted(K: np.ndarray, y: np.ndarray, lam: float, who: str,
-                   regram: Callable[[], np.ndarray] | None = None) -> tuple[np.ndarray, str]:
+                   regram: Callable[[], np.ndarray] | None = None,
+                   sw: np.ndarray | None = None) -> tuple[np.ndarray, str]:
     """Return ``((K + lam I)^+ y, solver)`` for validated ``K`` (n, n) and ``y`` (n,).
 
     ``solver`` is ``"cholesky"`` or ``"eigh"``.  ``K`` is not modified, unless the
     caller owns it and passes ``regram``, a function that recomputes it: then the
     Cholesky factorisation runs in place (no n-by-n copy) and, in the rare case
     that it fails, ``regram()`` supplies ``K`` again for the eigendecomposition.
+    With ``sw`` (n,), ``K`` stands for ``diag(sw) K diag(sw)`` throughout.
     """
     n = K.shape[0]
     reason = ""
     if lam > 0:
         owned = regram is not None and K.flags.c_contiguous and K.flags.writeable
         A = K if owned else np.array(K, dtype=float, order="C", copy=True)
+        if sw is not None:
+            A *= sw[:, None]
+            A *= sw
         A.flat[:: n + 1] += lam
         # A is symmetric and C-ordered, so A.T is the same matrix in Fortran
         # order and dpotrf factorises it in place.
@@ -92,7 +97,7 @@ def _solve_shifted(K: np.ndarray, y: np.ndarray, lam: float, who: str,
         del A, c
         if owned:
             K = regram()
-    d, U = eigh_copy(K)
+    d, U = eigh_copy(K if sw is None else K * sw[:, None] * sw)
     s = d + lam
     keep = pinv_mask(s, n)
     coef = np.zeros(n)
@@ -124,10 +129,8 @@ def _solve_shifted(K: np.ndarray, y: np.ndarray, lam: float, who: str,
 def krr_fit(K: ArrayLike, y: ArrayLike, lam: float) -> np.ndarray:
     """Dual coefficients of kernel ridge regression from a precomputed Gram matrix.
 
-    Solves :math:`(K + \\lambda I)\\alpha = y` with the same solver as
-    :class:`KernelRidge` (Cholesky on a private copy; eigendecomposition with
-    a :class:`RuntimeWarning` when :math:`K + \\lambda I` is numerically not
-    positive definite; the minimum-norm :math:`K^+ y` when ``lam == 0``).
+    Solves :math:`(K + \\lambda I)\\alpha = y` with the solver of :class:`KernelRidge`
+    (described in the module docstring).
 
     Parameters
     ----------
@@ -136,8 +139,7 @@ def krr_fit(K: ArrayLike, y: ArrayLike, lam: float) -> np.ndarray:
     y : array of shape (n,)
         Responses.
     lam : float
-        Penalty :math:`\\lambda \\ge 0` on :math:`\\|f\\|_{\\mathcal H}^2`
-        (objective: sum of squared errors plus :math:`\\lambda\\|f\\|^2`).
+        Penalty :math:`\\lambda \\ge 0`, as in :class:`KernelRidge`.
 
     Returns
     -------
@@ -163,17 +165,21 @@ def krr_fit(K: ArrayLike, y: ArrayLike, lam: float) -> np.ndarray:
 class KernelRidge(RegressorMixin, BaseEstimator):
     """Kernel ridge regression, :math:`\\alpha = (K + \\lambda I)^{-1} y`.
 
-    Minimises :math:`\\sum_i (y_i - f(x_i))^2 + \\lambda\\|f\\|_{\\mathcal H}^2`
-    and predicts with :math:`\\hat f(x) = \\sum_i \\alpha_i k(x, x_i)`.  With
-    ``lam=0`` it returns the minimum-norm interpolant :math:`\\alpha = K^+ y`.
-    See the module docstring for the solver and its rank tolerance.
+    Minimises :math:`\\sum_i w_i (y_i - f(x_i))^2 + \\lambda\\|f\\|_{\\mathcal H}^2`
+    (weights :math:`w_i` = ``sample_weight``, default 1) and predicts with
+    :math:`\\hat f(x) = \\sum_i \\alpha_i k(x, x_i)`, where
+    :math:`\\alpha = W^{1/2}(W^{1/2} K W^{1/2} + \\lambda I)^{-1} W^{1/2} y`,
+    :math:`W = \\mathrm{diag}(w)`, as in scikit-learn.  With ``lam=0`` it returns
+    the minimum-norm interpolant :math:`\\alpha = K^+ y`.  See the module docstring
+    for the solver and its rank tolerance.
 
     Parameters
     ----------
-    kernel : callable
+    kernel : callable or "precomputed"
         ``kernel(X, Y=None)`` returning the Gram matrix between the rows of
         ``X`` and ``Y`` (of ``X`` with itself when ``Y`` is None), e.g.
-        ``kmlib.kernels.gaussian(sigma)``.
+        ``kmlib.kernels.gaussian(sigma)``.  With ``"precomputed"``, :meth:`fit` takes
+        the Gram matrix (n, n) and :meth:`predict` the cross Gram matrix (m, n).
     lam : float, default 1.0
         Penalty :math:`\\lambda \\ge 0` (same scaling as scikit-learn's
         ``alpha``: it multiplies the norm against the *sum* of squared errors).
@@ -182,12 +188,14 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     ----------
     dual_coef_ : ndarray of shape (n,)
         The dual coefficients :math:`\\alpha`.
-    X_fit_ : ndarray of shape (n, p)
-        The training inputs (a copy), needed to evaluate :math:`\\hat f`.
+    X_fit_ : ndarray of shape (n, p) or None
+        The training inputs (a copy), needed to evaluate :math:`\\hat f` (None if precomputed).
     solver_ : str
         ``"cholesky"`` or ``"eigh"`` (the pseudo-inverse route).
     n_features_in_ : int
         Number of columns of the training inputs.
+    feature_names_in_ : ndarray of str
+        Column names of a training DataFrame (only then), checked in :meth:`predict`.
 
     Notes
     -----
@@ -210,36 +218,50 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         self.kernel = kernel
         self.lam = lam
 
-    def fit(self, X: ArrayLike, y: ArrayLike) -> "KernelRidge":
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = is_precomputed(self.kernel)
+        return tags
+
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+            ) -> "KernelRidge":
         """Fit the dual coefficients on training data.
 
         Parameters
         ----------
-        X : array of shape (n, p), or (n,) for one-dimensional inputs
+        X : array of shape (n, p), (n,) for one-dimensional inputs, or (n, n) if precomputed
         y : array of shape (n,)
+        sample_weight : array of shape (n,) or float, optional
+            Weights :math:`w_i \\ge 0` of the squared errors; None means all ones.
 
         Returns
         -------
         self : KernelRidge
         """
-        kernel = check_kernel(self.kernel, "kernel")
-        lam = check_lam(self.lam, "lam")
-        X = check_matrix(X, "X")
+        check_kernel_param(self.kernel)
+        kernel, lam, pre = self.kernel, check_lam(self.lam, "lam"), is_precomputed(self.kernel)
+        check_feature_names(self, X, reset=True)
+        X = check_square(X, "X") if pre else check_matrix(X, "X")
         y = check_vector(y, "y")
         check_same_length(X, y, "X", "y")
+        w = check_sample_weight(sample_weight, X)
+        sw = None if w is None else np.sqrt(w)
+        what = "X" if pre else "kernel(X)"
+
         def gram_matrix() -> np.ndarray:
             # kmlib kernels check finiteness themselves, check_symmetric does for others
-            K = gram(kernel, X, finite=False)
+            K = X if pre else gram(kernel, X, finite=False)
             if not isinstance(kernel, Kernel):  # kmlib kernels are exactly symmetric
-                check_symmetric(K, "kernel(X)")
-            check_gram_psd(K, "kernel(X)", who="KernelRidge.fit")
+                check_symmetric(K, what)
+            check_gram_psd(K, what, who="KernelRidge.fit")
             return K
 
-        # K is ours: factorise it in place, recomputing it only if Cholesky fails
-        alpha, self.solver_ = _solve_shifted(gram_matrix(), y, lam, "KernelRidge.fit",
-                                               regram=gram_matrix)
+        owned = isinstance(kernel, Kernel)  # fresh K; a user's kernel may return a cached array
+        alpha, self.solver_ = _solve_shifted(gram_matrix(), y if sw is None else sw * y, lam,
+                                             "KernelRidge.fit", gram_matrix if owned else None, sw)
+        alpha = alpha if sw is None else sw * alpha
         self.dual_coef_ = check_finite_result(alpha, "KernelRidge.fit: the dual coefficients")
-        self.X_fit_ = np.array(X, copy=True)
+        self.X_fit_ = None if pre else np.array(X, copy=True)
         self.n_features_in_ = X.shape[1]
         return self
 
@@ -249,14 +271,13 @@ class KernelRidge(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array of shape (m, p), or (m,) for one-dimensional inputs
+        X : array of shape (m, p), (m,) for one-dimensional inputs, or (m, n) if precomputed
 
         Returns
         -------
         y_pred : ndarray of shape (m,)
         """
         check_fitted(self, "dual_coef_")
-        X = check_matrix(X, "X")
-        check_n_features(self, X)
-        Kx = gram(self.kernel, X, self.X_fit_, finite=not isinstance(self.kernel, Kernel))
+        check_feature_names(self, X, reset=False)
+        Kx = prediction_gram(self.kernel, X, self.X_fit_, len(self.dual_coef_), who="KernelRidge")
         return check_finite_result(dot(Kx, self.dual_coef_), "KernelRidge.predict: f(x)")

@@ -34,17 +34,18 @@ from ._logistic_newton import _newton, _objective
 from ._typing import KernelFunc
 from ._validation import (
     as_float_array,
+    check_feature_names,
     check_fitted,
     check_gram_psd,
     check_labels,
     check_lam,
     check_same_length,
+    check_sample_weight,
     check_square,
     finite_result,
 )
 
 __all__ = ["KernelLogisticRegression", "logistic_objective"]
-
 
 
 @finite_result
@@ -93,8 +94,6 @@ def _check_len(v: ArrayLike, name: str, n: int) -> np.ndarray:
     if not np.all(np.isfinite(v)):
         raise ValueError(f"{name} contains NaN or infinite values")
     return v
-
-
 
 
 class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
@@ -224,7 +223,8 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
             )
         return lam, tol, max_iter
 
-    def fit(self, X: ArrayLike, y: ArrayLike) -> "KernelLogisticRegression":
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+            ) -> "KernelLogisticRegression":
         """Fit the model by damped Newton iterations.
 
         Parameters
@@ -236,18 +236,26 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
             Two distinct class labels (e.g. -1 and 1, 0 and 1, or two strings),
             coded -1 for ``classes_[0]`` and +1 for ``classes_[1]``; both must be present (with a
             single class the intercept would diverge).
+        sample_weight : array of shape (n,) or float, optional
+            Weights :math:`w_i \\ge 0` of the losses: J becomes
+            :math:`\\sum_i w_i \\log(1 + e^{-y_i\\eta_i}) + \\lambda\\alpha^\\top K\\alpha`.
 
         Returns
         -------
         self : KernelLogisticRegression
         """
         lam, tol, max_iter = self._check_params()
+        check_feature_names(self, X, reset=True)
         K, X_fit, y, classes = fit_inputs(self.kernel, X, y, need_gram=True,
                                  one_class_why="the intercept would diverge")
         K = np.ascontiguousarray(K)
         check_gram_psd(K, "X" if X_fit is None else "kernel(X)", who="KernelLogisticRegression.fit")
 
-        alpha, mu, n_iter, gnorm, obj, status, solver = _newton(K, y, lam, tol, max_iter)
+        w = check_sample_weight(sample_weight, y)
+        if w is not None and not (w[y > 0].sum() > 0 and w[y < 0].sum() > 0):
+            raise ValueError("sample_weight leaves one class with total weight 0: a single class "
+                             "is left and the intercept would diverge")
+        alpha, mu, n_iter, gnorm, obj, status, solver = _newton(K, y, lam, tol, max_iter, w)
         if status != "converged":
             if status == "max_iter":
                 why = f"reached max_iter={max_iter}"
@@ -289,6 +297,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         ndarray of shape (m,)
         """
         check_fitted(self, "dual_coef_")
+        check_feature_names(self, X, reset=False)
         Kt = prediction_gram(self.kernel, X, self.X_fit_, self.n_train_, who=type(self).__name__)
         return Kt @ self.dual_coef_ + self.intercept_
 
@@ -327,9 +336,3 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         """
         positive = self.decision_function(X) >= 0.0
         return self.classes_[positive.astype(int)]
-
-
-
-
-
-

@@ -404,8 +404,10 @@ def test_positive_features_bad_n_features():
 
 
 def test_nystroem_bad_input():
-    with pytest.raises(ValueError, match="n_components must be <= n_samples"):
-        Nystroem(kernel=rbf_callable(1.0), n_components=11).fit(X_OK)
+    # more components than samples: scikit-learn's Nystroem warns and clips to n_samples
+    with pytest.warns(UserWarning, match="n_components=11 > n_samples=10"):
+        ny = Nystroem(kernel=rbf_callable(1.0), n_components=11).fit(X_OK)
+    assert ny.components_.shape[0] == 10 and ny.transform(X_OK).shape == (10, 10)
     with pytest.raises(ValueError, match="n_components"):
         Nystroem(kernel=rbf_callable(1.0), n_components=0).fit(X_OK)
     with pytest.raises(ValueError, match="kernel must be a callable"):

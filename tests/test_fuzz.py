@@ -92,6 +92,16 @@ ENTRY_POINTS = {
         dict(lam=1.0, X=X, y=LABELS)),
     "KLR precomputed": (lambda K, y: _fit_predict(
         logistic.KernelLogisticRegression(kernel="precomputed"), K, y), dict(K=K, y=LABELS)),
+    # sample weights of the estimators that take them (issue 23)
+    "RidgeRegression sample_weight": (lambda w: ridge.RidgeRegression().fit(
+        X, Y, sample_weight=w).predict(X), dict(w=np.linspace(0.5, 2.0, 10))),
+    "KernelRidge sample_weight": (lambda w: krr.KernelRidge(kernel=kernels.gaussian(1.0)).fit(
+        X, Y, sample_weight=w).predict(X), dict(w=np.linspace(0.5, 2.0, 10))),
+    "KernelSVM sample_weight": (lambda w: svm.KernelSVM(kernel=kernels.gaussian(1.0)).fit(
+        X, LABELS, sample_weight=w).decision_function(X), dict(w=np.linspace(0.5, 2.0, 10))),
+    "KLR sample_weight": (lambda w: logistic.KernelLogisticRegression(
+        kernel=kernels.gaussian(1.0)).fit(X, LABELS, sample_weight=w).decision_function(X),
+        dict(w=np.linspace(0.5, 2.0, 10))),
     "RandomFourierFeatures": (lambda sigma, X: _fit_transform(
         features.RandomFourierFeatures(sigma=sigma, n_features=5, random_state=0), X),
         dict(sigma=1.0, X=X)),
@@ -99,7 +109,8 @@ ENTRY_POINTS = {
         features.Nystroem(kernel=kernels.gaussian(sigma), n_components=4, random_state=0), X),
         dict(sigma=1.0, X=X)),
     "Nystroem precomputed-like": (lambda K: _fit_transform(
-        features.Nystroem(kernel=lambda A, B=None: K[:len(A), :len(A if B is None else B)],
+        features.Nystroem(kernel=lambda A, B=None:
+                          np.atleast_2d(K)[:len(A), :len(A if B is None else B)],
                           n_components=4, random_state=0), K), dict(K=K)),
     "PositiveRandomFeatures": (lambda X: _fit_transform(
         features.PositiveRandomFeatures(n_features=5, random_state=0), X), dict(X=X)),

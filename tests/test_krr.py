@@ -322,3 +322,45 @@ def test_fit_falls_back_on_a_fresh_gram_after_cholesky_destroys_its_own():
     assert model.solver_ == "eigh"
     np.testing.assert_allclose(model.dual_coef_, np.linalg.pinv(K + lam * np.eye(12)) @ y,
                                rtol=1e-8, atol=1e-10)
+
+
+# ---------------------------------------------------------------------------
+# issue 23: a user's Gram array is never modified
+# ---------------------------------------------------------------------------
+def _cached_kernel(X_train, gamma=0.5):
+    """A user's kernel that returns the SAME cached array on every call k(X_train)."""
+    cache = rbf_kernel(X_train, gamma=gamma)
+
+    def k(X, Y=None):
+        if Y is None and X.shape == X_train.shape and np.array_equal(X, X_train):
+            return cache
+        return rbf_kernel(X, Y, gamma=gamma)
+    return k, cache
+
+
+def test_fit_never_modifies_the_array_a_users_kernel_returns():
+    # reference: a copy of the cached Gram matrix taken before any fit, and
+    # scikit-learn's KernelRidge fitted on that copy for every lam of the loop
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(60, 2)), rng.normal(size=60)
+    k, cache = _cached_kernel(X)
+    before = cache.copy()
+    for lam in (1e-3, 1e-1, 1.0):  # the loop over lam that used to fail on its 2nd fit
+        model = KernelRidge(kernel=k, lam=lam).fit(X, y)
+        np.testing.assert_array_equal(cache, before)
+        ref = SkKernelRidge(alpha=lam, kernel="precomputed").fit(before, y)
+        np.testing.assert_allclose(model.dual_coef_, ref.dual_coef_, rtol=1e-8, atol=1e-10)
+
+
+def test_tune_krr_never_modifies_the_array_a_users_kernel_returns():
+    # reference: a copy of the cached Gram matrix taken before tune_krr
+    from kmlib.model_selection import tune_krr
+
+    rng = np.random.default_rng(1)
+    X, y = rng.normal(size=(50, 2)), rng.normal(size=50)
+    k, cache = _cached_kernel(X)
+    before = cache.copy()
+    model, table = tune_krr(X, y, lambda p: k, [0], [1e-2, 1.0], folds=5)
+    np.testing.assert_array_equal(cache, before)
+    ref = SkKernelRidge(alpha=table.best_lam, kernel="precomputed").fit(before, y)
+    np.testing.assert_allclose(model.dual_coef_, ref.dual_coef_, rtol=1e-8, atol=1e-10)

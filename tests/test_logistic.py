@@ -300,3 +300,46 @@ def test_predict_before_fit_raises():
     for method in (m.predict, m.predict_proba, m.decision_function):
         with pytest.raises(NotFittedError, match="not fitted"):
             method(np.zeros((2, 2)))
+
+
+# ---------------------------------------------------------------------------
+# issue 23: sample_weight
+# ---------------------------------------------------------------------------
+def test_sample_weight_matches_sklearn_logistic_regression():
+    # reference: scikit-learn's LogisticRegression(C = 1/(2 lam)) with the same weights
+    # (zeros included) on the linear kernel, where w = X^T alpha
+    from kmlib import kernels
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3))
+    y = np.where(X[:, 0] + rng.normal(size=80) > 0, 1, -1)
+    w = rng.uniform(0.0, 3.0, size=80)
+    w[:8] = 0.0
+    lam = 0.5
+    ours = KernelLogisticRegression(kernel=kernels.linear(), lam=lam, tol=1e-10)
+    ours.fit(X, y, sample_weight=w)
+    ref = LogisticRegression(C=1 / (2 * lam), tol=1e-12, max_iter=10_000)
+    ref.fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(X.T @ ours.dual_coef_, ref.coef_[0], atol=1e-8)
+    np.testing.assert_allclose(ours.intercept_, ref.intercept_[0], atol=1e-8)
+
+
+def test_integer_sample_weights_equal_repeated_points_on_the_low_rank_path():
+    # reference (closed form): weight 2 = the point twice, kmlib's own unweighted fit; n = 600
+    # with a Gaussian kernel takes the low-rank Newton route, whose tolerance scales with w
+    from kmlib import kernels
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(600, 2))
+    y = np.where(np.sin(2 * X[:, 0]) + 0.5 * rng.normal(size=600) > 0, 1, -1)
+    w = np.ones(600)
+    w[:50] = 2.0
+    k = kernels.gaussian(1.0)
+    weighted = KernelLogisticRegression(kernel=k, lam=0.1, tol=1e-10).fit(X, y, sample_weight=w)
+    repeated = KernelLogisticRegression(kernel=k, lam=0.1, tol=1e-10).fit(
+        np.vstack([X, X[:50]]), np.concatenate([y, y[:50]]))
+    assert weighted.solver_ == "low rank"
+    np.testing.assert_allclose(weighted.decision_function(X), repeated.decision_function(X),
+                               atol=1e-9)
+    with pytest.raises(ValueError, match="one class"):
+        KernelLogisticRegression(kernel=k).fit(X, y, sample_weight=(y > 0).astype(float))

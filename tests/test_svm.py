@@ -327,3 +327,86 @@ def test_predict_before_fit_raises():
         with pytest.raises(NotFittedError, match="not fitted"):
             method(np.zeros((2, 2)))
     assert issubclass(NotFittedError, ValueError)
+
+
+# ---------------------------------------------------------------------------
+# issue 23: with a kernel function the n x n Gram matrix is never formed
+# ---------------------------------------------------------------------------
+def test_fit_with_a_kernel_function_uses_memory_linear_in_n():
+    # reference: the size of the dense Gram matrix, n^2 * 8 bytes = 3.2 GB at n = 20,000;
+    # a few SMO iterations need O(n * rows touched), measured by tracemalloc
+    import tracemalloc
+
+    n = 20_000
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 2))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    model = KernelSVM(kernel=rbf(0.5), C=1.0, max_iter=10)
+    tracemalloc.start()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # max_iter reached, on purpose
+            model.fit(X, y)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert model.n_iter_ == 10
+    assert peak < 64 * n * 8 + 16 * 2**20, f"peak {peak / 2**20:.1f} MiB"  # << 3.2 GB
+
+
+def test_hard_margin_c_inf_matches_libsvm_with_a_huge_c():
+    # reference: scikit-learn's SVC (LIBSVM) with C = 1e10 on the same separable data
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(80, 2))
+    y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 1, -1)
+    X[:, 0] += 0.3 * y  # a clear margin
+    K = rbf(0.5)(X)
+    ours = KernelSVM(kernel="precomputed", C=np.inf, tol=1e-8).fit(K, y)
+    ref = SVC(kernel="precomputed", C=1e10, tol=1e-8).fit(K, y)
+    np.testing.assert_array_equal(np.sort(ours.support_), np.sort(ref.support_))
+    np.testing.assert_allclose(ours.decision_function(K), ref.decision_function(K), atol=1e-5)
+    assert np.all(y * ours.decision_function(K) >= 1 - 1e-6)  # no slack: a hard margin
+    for bad in (-np.inf, np.nan, 0.0):
+        with pytest.raises(ValueError, match="C must be"):
+            KernelSVM(kernel="precomputed", C=bad).fit(K, y)
+
+
+@pytest.mark.parametrize("C", [0.5, 5.0])
+def test_sample_weight_matches_libsvm(C):
+    # reference: scikit-learn's SVC(kernel="rbf") with the same sample_weight (zero weights
+    # included: LIBSVM drops those points), and SVC on the points of positive weight alone
+    # with a precomputed kernel (scikit-learn's precomputed SVC mishandles zero weights: it
+    # drops their rows but not their columns of K, so it is not used with zeros)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 2))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=120) > 0, 1, -1)
+    w = rng.uniform(0.0, 3.0, size=120)
+    w[:10] = 0.0
+    keep = w > 0
+    K = rbf(0.5)(X)
+    ref = SVC(kernel="rbf", gamma=0.5, C=C, tol=1e-8).fit(X, y, sample_weight=w)
+    ref_sub = SVC(kernel="precomputed", C=C, tol=1e-8).fit(K[np.ix_(keep, keep)], y[keep],
+                                                             sample_weight=w[keep])
+    for ours, Kt in ((KernelSVM(kernel="precomputed", C=C, tol=1e-8).fit(K, y, sample_weight=w), K),
+                     (KernelSVM(kernel=rbf(0.5), C=C, tol=1e-8).fit(X, y, sample_weight=w), X)):
+        # scikit-learn's support_ indexes the points of positive weight (it drops the others)
+        np.testing.assert_array_equal(np.sort(ours.support_),
+                                      np.sort(np.flatnonzero(keep)[ref.support_]))
+        np.testing.assert_allclose(ours.decision_function(Kt), ref.decision_function(X),
+                                   atol=1e-5)
+        np.testing.assert_allclose(ours.decision_function(Kt),
+                                   ref_sub.decision_function(K[:, keep]), atol=1e-5)
+    unit = KernelSVM(kernel="precomputed", C=1.0).fit(K, y, sample_weight=np.ones(120))
+    plain = KernelSVM(kernel="precomputed", C=1.0).fit(K, y)
+    np.testing.assert_array_equal(unit.dual_coef_, plain.dual_coef_)
+
+
+def test_sample_weight_leaving_one_class():
+    # reference: scikit-learn's contract (check_classifiers_one_label_sample_weights): with
+    # every point of one class at weight 0, fit works and predicts the remaining class
+    rng = np.random.RandomState(0)
+    X = rng.uniform(size=(10, 10))
+    y = np.arange(10) % 2
+    for model, A in ((KernelSVM(kernel=rbf(1.0)), X), (KernelSVM(kernel="precomputed"), X @ X.T)):
+        model.fit(A, y, sample_weight=y.copy())
+        np.testing.assert_array_equal(model.predict(A), np.ones(10))

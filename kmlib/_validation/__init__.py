@@ -12,6 +12,7 @@ inf or NaN).  Import them from here: ``from kmlib._validation import check_matri
 # NotFittedError is scikit-learn's own (a ValueError and an AttributeError), so that
 # ``except sklearn.exceptions.NotFittedError`` catches kmlib's estimators too.
 from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import _check_feature_names as check_feature_names
 
 from .arrays import (
     as_float_array,
@@ -28,6 +29,7 @@ from .estimators import (
     check_kernel,
     check_labels,
     check_n_features,
+    check_sample_weight,
 )
 from .gram import (
     check_eigenvalues_psd,
@@ -63,4 +65,5 @@ __all__ = [
     "check_same_length", "check_lam", "check_lam_grid", "check_Xy", "check_batch",
     "check_positive", "check_nonnegative", "check_int", "check_labels", "check_kernel",
     "check_rng", "check_fitted", "check_square", "check_real", "check_symmetric", "psd_eigh",
+    "check_feature_names", "check_sample_weight",
 ]

@@ -7,6 +7,7 @@ import numpy as np
 import scipy.sparse
 from numpy.typing import ArrayLike, NDArray
 from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import _check_sample_weight
 
 from .arrays import _finite, check_vector
 
@@ -116,3 +117,10 @@ def check_binary_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, NDAr
             f"{classes[0].tolist()!r}"
         )
     return classes, np.where(arr == classes[1], 1.0, -1.0)
+
+
+def check_sample_weight(sample_weight: Any, X: np.ndarray) -> np.ndarray | None:
+    """None, or ``sample_weight`` as finite weights >= 0 of shape (n,) (scikit-learn's check)."""
+    if sample_weight is None:
+        return None
+    return _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)

@@ -70,7 +70,7 @@ def check_gram_psd(K: np.ndarray, name: str = "K", *, evals: Any = None,
     with a :class:`RuntimeWarning`, or SMO's curvature floor).
     """
     prefix = f"{who}: " if who else ""
-    diag = np.diagonal(K)
+    diag = K if K.ndim == 1 else np.diagonal(K)  # a 1-D K is the diagonal alone
     if diag.size and float(np.min(diag)) < 0.0:
         i = int(np.argmin(diag))
         raise ValueError(

@@ -7,6 +7,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validation import (
+    check_feature_names,
     check_matrix,
     check_n_features,
 )
@@ -24,6 +25,7 @@ _BLOCK_ROWS = 4096
 
 def _check_transform_input(X: ArrayLike, estimator: Any) -> np.ndarray:
     """Validate ``X`` for ``transform`` against the dimension seen in ``fit``."""
+    check_feature_names(estimator, X, reset=False)
     X = check_matrix(X, "X")
     check_n_features(estimator, X)
     return X

@@ -9,10 +9,11 @@ from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
 from .._typing import Seed
 from .._validation import (
+    check_feature_names,
     check_fitted,
     check_int,
     check_matrix,
@@ -34,7 +35,7 @@ __all__ = [
 ]
 
 
-class RandomFourierFeatures(TransformerMixin, BaseEstimator):
+class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     r"""Random Fourier features for shift-invariant kernels (Rahimi & Recht).
 
     By Bochner's theorem a continuous shift-invariant kernel with
@@ -113,13 +114,8 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
     u_ : ndarray of shape (n_features,) or None
         The random phases (``variant="cos_phase"``); ``None`` for ``"cos_sin"``.
     n_output_features_ : int
-        Number of columns produced by :meth:`transform`.
-
-    Notes
-    -----
-    :meth:`transform` costs one matrix product ``X @ W_`` and one in-place
-    cosine over the output (for ``"cos_sin"`` the sines are computed as
-    :math:`\sin t = \cos(t - \pi/2)`); everything is float64.
+        Number of columns produced by :meth:`transform` (one matrix product ``X @ W_`` and
+        one in-place cosine; see its comments).
     """
 
     def __init__(self, *, sigma: float = 1.0, n_features: int = 100,
@@ -193,6 +189,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         self
         """
         family, sigma, D, nu = self._check_params()
+        check_feature_names(self, X, reset=True)
         X = check_matrix(X, "X")
         rng = check_rng(self.random_state, "random_state")
         d = X.shape[1]
@@ -211,7 +208,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         else:
             self.u_ = None
             self.n_output_features_ = 2 * D
-        self.n_features_in_ = d
+        self.n_features_in_, self._n_features_out = d, self.n_output_features_
         return self
 
     @finite_result

@@ -4,23 +4,27 @@ Chapter "Large-scale kernel machines: random features and Nyström".
 """
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy import linalg
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
-from .._estimator_inputs import gram
+from .._estimator_inputs import check_kernel_param, check_symmetric, gram, is_precomputed
 from .._typing import KernelFunc, Seed
 from .._validation import (
     EPS,
     check_eigenvalues_psd,
+    check_feature_names,
     check_fitted,
     check_gram_psd,
     check_int,
-    check_kernel,
     check_matrix,
     check_positive,
     check_rng,
+    check_square,
     finite_result,
 )
 from ._common import (
@@ -33,7 +37,7 @@ __all__ = [
 ]
 
 
-class Nystroem(TransformerMixin, BaseEstimator):
+class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     r"""Nystroem low-rank feature map from randomly chosen landmark points.
 
     With :math:`m` landmarks :math:`x_{i_1}, \dots, x_{i_m}` drawn uniformly
@@ -45,22 +49,21 @@ class Nystroem(TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    kernel : callable
+    kernel : callable or "precomputed"
         A kernel object ``k(X, Y)`` returning the Gram matrix of shape
-        ``(len(X), len(Y))``, e.g. ``kmlib.kernels.gaussian(1.0)``.
+        ``(len(X), len(Y))``, e.g. ``kmlib.kernels.gaussian(1.0)``.  With
+        ``"precomputed"``, :meth:`fit` takes the Gram matrix (n, n) and :meth:`transform`
+        the cross Gram matrix (m, n) against the training points (only the landmarks'
+        columns are read); ``components_`` then holds the landmarks' rows of the Gram matrix.
     n_components : int, default=100
         Number :math:`m` of landmarks; also the output dimension.
     random_state : None, int or numpy.random.Generator, optional
         Source of randomness for choosing the landmarks.
     rtol : float, optional
-        Relative eigenvalue cut-off of the pseudo-inverse square root:
-        eigenvalues of :math:`K_{mm}` at or below ``rtol * max_eigenvalue`` are
-        treated as zero (their directions are dropped rather than inverted,
-        because :math:`K_{mm}` is often numerically singular: the
-        :math:`K_{mm}^{-1}` of the Nystroem formula is read as the pseudo-inverse).
-        The default
-        ``None`` means ``m * eps`` with ``eps`` the float64 machine epsilon,
-        the rank decision of ``numpy.linalg.matrix_rank``.
+        Eigenvalues of :math:`K_{mm}` (often numerically singular) at or below
+        ``rtol * max_eigenvalue`` are dropped, not inverted: :math:`K_{mm}^{-1}` is read as
+        the pseudo-inverse.  ``None`` means ``m * eps``, the rank decision of
+        ``numpy.linalg.matrix_rank``.
 
     Attributes
     ----------
@@ -83,7 +86,14 @@ class Nystroem(TransformerMixin, BaseEstimator):
         self.random_state = random_state
         self.rtol = rtol
 
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = is_precomputed(self.kernel)
+        return tags
+
     def _gram(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        if is_precomputed(self.kernel):  # A: rows of the cross Gram matrix
+            return A[:, self.component_indices_]
         return gram(self.kernel, A, B)
 
     def fit(self, X: ArrayLike, y: ArrayLike = None) -> "Nystroem":
@@ -98,20 +108,23 @@ class Nystroem(TransformerMixin, BaseEstimator):
         -------
         self
         """
-        check_kernel(self.kernel)
-        X = check_matrix(X, "X")
+        check_kernel_param(self.kernel)
+        pre = is_precomputed(self.kernel)
+        check_feature_names(self, X, reset=True)
+        X = check_square(X, "X") if pre else check_matrix(X, "X")
+        if pre:
+            check_symmetric(X, "X")
         n = X.shape[0]
         m = check_int(self.n_components, "n_components", minimum=1)
         if m > n:
-            raise ValueError(
-                f"n_components must be <= n_samples; got n_components={m} for "
-                f"X with {n} sample(s)"
-            )
+            warnings.warn(f"n_components={m} > n_samples={n}: n_components was set to "
+                          "n_samples (the exact kernel), as scikit-learn does", stacklevel=2)
+            m = n
         rtol = m * EPS if self.rtol is None else check_positive(self.rtol, "rtol")
         rng = check_rng(self.random_state, "random_state")
         idx = np.sort(rng.choice(n, size=m, replace=False))
         L = X[idx]
-        Kmm = self._gram(L, L)
+        Kmm = L[:, idx] if pre else self._gram(L, L)
         Kmm = 0.5 * (Kmm + Kmm.T)
         check_gram_psd(Kmm, "kernel(landmarks)", who="Nystroem.fit")
         evals, evecs = linalg.eigh(Kmm, overwrite_a=True, check_finite=False)
@@ -124,7 +137,7 @@ class Nystroem(TransformerMixin, BaseEstimator):
         self.components_ = L
         self.component_indices_ = idx
         self.rank_ = int(np.count_nonzero(keep))
-        self.n_features_in_ = X.shape[1]
+        self.n_features_in_, self._n_features_out = X.shape[1], m
         return self
 
     @finite_result

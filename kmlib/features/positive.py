@@ -8,10 +8,11 @@ import math
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
 from .._typing import Seed
 from .._validation import (
+    check_feature_names,
     check_fitted,
     check_int,
     check_matrix,
@@ -27,7 +28,7 @@ __all__ = [
 ]
 
 
-class PositiveRandomFeatures(TransformerMixin, BaseEstimator):
+class PositiveRandomFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     r"""Positive random features for the softmax kernel :math:`\exp(x^\top x')`.
 
     Each feature is :math:`\varphi_w(x) = D^{-1/2}\exp(-\|x\|^2/2 + w^\top x)`
@@ -57,10 +58,11 @@ class PositiveRandomFeatures(TransformerMixin, BaseEstimator):
     def fit(self, X: ArrayLike, y: ArrayLike = None) -> "PositiveRandomFeatures":
         """Draw the random vectors for inputs of X's dimension; returns ``self``."""
         D = check_int(self.n_features, "n_features", minimum=1)
+        check_feature_names(self, X, reset=True)
         X = check_matrix(X, "X")
         rng = check_rng(self.random_state, "random_state")
         self.W_ = rng.standard_normal((D, X.shape[1])).T   # draws in feature order
-        self.n_features_in_ = X.shape[1]
+        self.n_features_in_, self._n_features_out = X.shape[1], D
         return self
 
     @finite_result

@@ -27,8 +27,6 @@ from .._validation import (
 __all__ = ["Kernel"]
 
 
-
-
 def _inner(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     """Matrix of inner products ``X @ Y.T`` through scipy's BLAS (``dgemm``).
 

@@ -13,6 +13,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from .._folds import Folds
 from .._validation import (
+    check_feature_names,
     check_finite_result,
     check_fitted,
     check_matrix,
@@ -96,6 +97,7 @@ class StackedRidge(RegressorMixin, BaseEstimator):
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "StackedRidge":
         """Fit the stacked predictor; returns ``self``."""
+        check_feature_names(self, X, reset=True)
         X, y = check_Xy(X, y)
         opts = dict(fit_intercept=self.fit_intercept, standardize=self.standardize)
         self.oof_ = oof_predictions(X, y, self.lams, self.folds, **opts)
@@ -112,6 +114,7 @@ class StackedRidge(RegressorMixin, BaseEstimator):
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Stacked predictions at the rows of ``X``."""
         check_fitted(self, "coef_")
+        check_feature_names(self, X, reset=False)
         X = check_matrix(X, "X")
         check_n_features(self, X)
         return check_finite_result(self.intercept_ + X @ self.coef_, "StackedRidge.predict")

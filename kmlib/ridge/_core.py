@@ -5,6 +5,7 @@ from typing import Any
 
 import numpy as np
 from scipy import linalg as sla
+from scipy.linalg import lapack
 
 from .._linalg import gram_cholesky
 from .._validation import (
@@ -33,6 +34,28 @@ def _solve_many(X: np.ndarray, Y: np.ndarray, lam: float, method: str) -> np.nda
     # method == "svd"
     U, d, Vt = np.linalg.svd(X, full_matrices=False)
     return Vt.T @ (_filter(d, lam, X.shape)[:, None] * (U.T @ Y))
+
+
+def _cholesky_solve(X: np.ndarray, Y: np.ndarray, lam: float,
+                    max_cond: float = 1e6) -> np.ndarray | None:
+    """Ridge coefficients (p, k) for all columns of ``Y`` from one Cholesky factorisation.
+
+    Factorises the smaller of ``X^T X + lam I`` and ``X X^T + lam I`` (then ``X^T`` times
+    the dual solution); returns None, for the caller's SVD, when ``lam == 0`` or when
+    LAPACK's estimate of the condition number (``dpocon``) exceeds ``max_cond``, so that
+    the error of squaring ``X`` stays below about ``max_cond * eps``.
+    """
+    n, p = X.shape
+    if lam <= 0:
+        return None
+    A = X.T @ X if p <= n else X @ X.T
+    A.flat[:: A.shape[0] + 1] += lam
+    norm1 = float(np.abs(A).sum(axis=0).max())
+    c, info = lapack.dpotrf(A, lower=0, clean=1)
+    rcond = lapack.dpocon(c, norm1)[0] if info == 0 else 0.0
+    if not rcond * max_cond >= 1.0:
+        return None
+    return lapack.dpotrs(c, X.T @ Y)[0] if p <= n else X.T @ lapack.dpotrs(c, Y)[0]
 
 
 def _filter(d: np.ndarray, lam: float, shape: tuple[int, int]) -> np.ndarray:

@@ -5,7 +5,7 @@ the augmented-data form and :class:`RidgeRegression`.
 """
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -14,16 +14,22 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from .._linalg import rank_deficiency_error
 from .._validation import (
+    EPS,
+    as_float_array,
+    check_feature_names,
     check_finite_result,
     check_fitted,
     check_lam,
     check_matrix,
     check_n_features,
+    check_same_length,
+    check_sample_weight,
+    check_vector,
     check_Xy,
     finite_result,
     rank_tol,
 )
-from ._core import _check_method, _filter, _shrink, _solve_many
+from ._core import _check_method, _cholesky_solve, _filter, _shrink, _solve_many
 from .spectral import (
     standardize,
 )
@@ -232,9 +238,9 @@ class RidgeRegression(RegressorMixin, BaseEstimator):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (p,)
+    coef_ : ndarray of shape (p,), or (k, p) for k outputs
         Coefficients on the original scale of ``X``.
-    intercept_ : float
+    intercept_ : float, or ndarray of shape (k,) for k outputs
         Intercept on the original scale (0 when ``fit_intercept=False``).
     x_mean_ : ndarray of shape (p,)
         Column means used for centring (zeros when ``fit_intercept=False``).
@@ -250,31 +256,63 @@ class RidgeRegression(RegressorMixin, BaseEstimator):
         self.fit_intercept = fit_intercept
         self.standardize = standardize
 
-    def fit(self, X: ArrayLike, y: ArrayLike) -> "RidgeRegression":
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+            ) -> "RidgeRegression":
         """Fit the model.
 
         Parameters
         ----------
         X : array of shape (n, p)
-        y : array of shape (n,)
+        y : array of shape (n,), or (n, k) for k outputs (then ``coef_`` has shape (k, p)
+            and ``intercept_`` shape (k,), as in scikit-learn's ``Ridge``)
+        sample_weight : array of shape (n,) or float, optional
+            Weights :math:`w_i \\ge 0`: the fit minimises
+            ``sum_i w_i (y_i - mu - z_i^T beta)^2 + lam ||beta||^2`` (scikit-learn's
+            ``Ridge`` objective), with the means and the scales of the columns weighted
+            too, so that an integer weight acts as that many copies of the row.
 
         Returns
         -------
         self : RidgeRegression
         """
         lam = check_lam(self.lam, "lam")
-        X, y = check_Xy(X, y)
-        n, p = X.shape
-        if self.standardize:
+        check_feature_names(self, X, reset=True)
+        X = check_matrix(X, "X")
+        y = as_float_array(y, "y")
+        multi = y.ndim == 2 and y.shape[1] != 1
+        y = check_matrix(y, "y", allow_1d=False) if multi else check_vector(y, "y")
+        check_same_length(X, y, "X", "y")
+        (n, p), Y = X.shape, y.reshape(len(y), -1)
+        w = check_sample_weight(sample_weight, X)
+        with np.errstate(over="ignore"):
+            total = 1.0 if w is None else float(np.sum(w))
+        if not 0 < total < np.inf:
+            raise ValueError(f"sample_weight must have a positive, finite sum; got {total!r}")
+        u = np.full(n, 1.0 / n) if w is None else w / total
+        if self.standardize and w is None:
             Z, x_mean, scale = standardize(X, center=bool(self.fit_intercept))
         else:
-            x_mean = X.mean(axis=0) if self.fit_intercept else np.zeros(p)
+            x_mean = u @ X if self.fit_intercept else np.zeros(p)
             Z, scale = X - x_mean, np.ones(p)
-        y_mean = float(y.mean()) if self.fit_intercept else 0.0
-        beta_z = _solve_many(Z, (y - y_mean)[:, None], lam, "svd")[:, 0]
-        self.coef_ = check_finite_result(beta_z / scale, "RidgeRegression.fit: coef_")
-        self.intercept_ = check_finite_result(y_mean - float(x_mean @ self.coef_),
-                                              "RidgeRegression.fit: intercept_")
+            if self.standardize:  # weighted: the root mean square under the weights u
+                scale = np.sqrt(u @ Z**2)
+                if np.any(scale <= 100 * EPS * np.max(np.abs(X), axis=0)):
+                    raise ValueError("X has a column that is constant on the rows of positive "
+                                     "weight; drop it or use standardize=False")
+                Z = Z / scale
+        y_mean = u @ Y if self.fit_intercept else np.zeros(Y.shape[1])
+        sw = None if w is None else np.sqrt(w)[:, None]
+        Zw, Yw = (Z, Y - y_mean) if sw is None else (Z * sw, sw * (Y - y_mean))
+        B = _cholesky_solve(Zw, Yw, lam)  # one factorisation for every output, if safe
+        B = _solve_many(Zw, Yw, lam, "svd") if B is None else B
+        coef = check_finite_result((B / scale[:, None]).T, "RidgeRegression.fit: coef_")
+        intercept = check_finite_result(y_mean - coef @ x_mean, "RidgeRegression.fit: intercept_")
+        self.coef_, self.intercept_ = (coef, intercept) if multi else (coef[0], float(intercept[0]))
         self.x_mean_ = x_mean
         self.x_scale_ = scale
         self.n_features_in_ = p
@@ -290,9 +328,10 @@ class RidgeRegression(RegressorMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (m,)
+        ndarray of shape (m,), or (m, k) for k outputs
         """
         check_fitted(self, "coef_")
+        check_feature_names(self, X, reset=False)
         X = check_matrix(X, "X")
         check_n_features(self, X)
-        return check_finite_result(X @ self.coef_ + self.intercept_, "RidgeRegression.predict")
+        return check_finite_result(X @ self.coef_.T + self.intercept_, "RidgeRegression.predict")

@@ -1,16 +1,6 @@
-r"""The kernel SVM estimator and the book's box constant (chapter 8).
+r"""The kernel SVM estimator and the book's box constant :math:`C = 1/(2\lambda)` (chapter 8).
 
-Chapter 8 of the book writes the kernel SVM in its penalised form
-
-.. math::
-
-    \min_{\mu, f}\; \sum_i \bigl(1 - y_i(\mu + f(x_i))\bigr)_+ + \lambda \|f\|_{\mathcal H}^2 ,
-
-and solves it through the dual with box constant :math:`C = 1/(2\lambda)`
-(:func:`C_from_lam`).  :class:`KernelSVM` is the scikit-learn style estimator:
-it validates the inputs, runs the SMO solver (:func:`kmlib.svm.smo_solve`) on the
-Gram matrix (or on lazily computed kernel rows) and predicts with
-:math:`f(x) = \sum_i a_i y_i k(x, x_i) + b`.
+The problem and the solver are described in :mod:`kmlib.svm`.
 """
 from __future__ import annotations
 
@@ -28,9 +18,11 @@ from .._estimator_inputs import (
     prediction_gram,
 )
 from .._validation import (
+    check_feature_names,
     check_fitted,
     check_gram_psd,
     check_positive,
+    check_sample_weight,
     finite_result,
 )
 from .smo import _LazyRows, _smo
@@ -63,12 +55,9 @@ class KernelSVM(ClassifierMixin, BaseEstimator):
 
     Solves :math:`\max_a \sum_i a_i - \tfrac12\sum_{ij} a_i a_j y_i y_j K_{ij}`
     subject to :math:`0 \le a_i \le C` and :math:`\sum_i a_i y_i = 0`, and predicts
-    with :math:`f(x) = \sum_i a_i y_i k(x, x_i) + b`.
-
-    The book's penalised form :math:`\sum_i (1 - y_i f(x_i))_+ + \lambda\|f\|^2_{\mathcal H}`
-    is the same problem with :math:`C = 1/(2\lambda)`: dividing it by
-    :math:`2\lambda` gives :math:`\tfrac12\|f\|^2 + \tfrac{1}{2\lambda}\sum_i\xi_i`,
-    the primal whose dual is above.  Use :meth:`C_from_lam` or :func:`C_from_lam`.
+    with :math:`f(x) = \sum_i a_i y_i k(x, x_i) + b`.  The book's penalised form
+    :math:`\sum_i (1 - y_i f(x_i))_+ + \lambda\|f\|^2_{\mathcal H}` is the same problem
+    with :math:`C = 1/(2\lambda)` (:func:`C_from_lam` derives it).
 
     Parameters
     ----------
@@ -78,13 +67,11 @@ class KernelSVM(ClassifierMixin, BaseEstimator):
         takes the training Gram matrix K (n, n) and :meth:`decision_function`
         takes the cross Gram matrix (m, n_train) between test and training points.
     C : float
-        Box constant, > 0.  Why ``C`` here and ``lam`` in
-        :class:`~kmlib.logistic.KernelLogisticRegression` and
-        :class:`~kmlib.krr.KernelRidge`: every kmlib estimator takes the book's
-        penalty :math:`\lambda` except this one, whose algorithm (SMO) works on the
-        dual, where :math:`C` is the natural parameter (the bound on each
-        :math:`a_i`), as in LIBSVM and scikit-learn's ``SVC``.  Use
-        ``C=KernelSVM.C_from_lam(lam)`` to pass the book's :math:`\lambda`.
+        Box constant, > 0; ``np.inf`` is the hard margin (for separable data: otherwise SMO
+        stops at ``max_iter``).  Every other kmlib estimator takes the book's penalty
+        :math:`\lambda`; SMO works on the dual, where :math:`C` (the bound on each
+        :math:`a_i`) is the natural parameter, as in LIBSVM and scikit-learn's ``SVC``.
+        Pass ``C=KernelSVM.C_from_lam(lam)`` for the book's :math:`\lambda`.
     tol : float
         Stopping tolerance on the maximal KKT violation :math:`m(a) - M(a)`.
     max_iter : int
@@ -147,9 +134,10 @@ class KernelSVM(ClassifierMixin, BaseEstimator):
 
     def _check_params(self) -> tuple[float, float, int]:
         tol, max_iter = check_solver_params(self.kernel, self.tol, self.max_iter)
-        return check_positive(self.C, "C"), tol, max_iter
+        return (np.inf if self.C == np.inf else check_positive(self.C, "C")), tol, max_iter
 
-    def fit(self, X: ArrayLike, y: ArrayLike) -> "KernelSVM":
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+            ) -> "KernelSVM":
         """Fit the SVM by SMO.
 
         Parameters
@@ -160,12 +148,16 @@ class KernelSVM(ClassifierMixin, BaseEstimator):
         y : array of shape (n,)
             Two distinct class labels (e.g. -1 and 1, 0 and 1, or two strings),
             coded -1 for ``classes_[0]`` and +1 for ``classes_[1]``; both must be present.
+        sample_weight : array of shape (n,) or float, optional
+            Weights :math:`w_i \\ge 0`: point i gets the box constant :math:`C w_i`, as in
+            scikit-learn's ``SVC`` (its slack costs :math:`C w_i`).
 
         Returns
         -------
         self : KernelSVM
         """
         C, tol, max_iter = self._check_params()
+        check_feature_names(self, X, reset=True)
         K, X_fit, y, classes = fit_inputs(self.kernel, X, y, need_gram=False)
         if X_fit is None:
             K = np.ascontiguousarray(K)
@@ -174,7 +166,10 @@ class KernelSVM(ClassifierMixin, BaseEstimator):
         else:
             rows = _LazyRows(self.kernel, X_fit)
             row, diag = rows, rows.diagonal()
-            check_gram_psd(np.diag(diag), "kernel(X)", who="KernelSVM.fit")
+            check_gram_psd(diag, "kernel(X)", who="KernelSVM.fit")  # O(n), never n x n
+        w = check_sample_weight(sample_weight, y)
+        if w is not None:  # C * w, with inf * 0 = 0 (a point of weight 0 plays no part)
+            C = np.where(w > 0, C, 0.0) * w
         a, b, objective, n_iter, converged = _smo(row, diag, y, C, tol, max_iter)
         if not converged:
             warnings.warn(
@@ -212,6 +207,7 @@ class KernelSVM(ClassifierMixin, BaseEstimator):
         ndarray of shape (m,)
         """
         check_fitted(self, "dual_coef_")
+        check_feature_names(self, X, reset=False)
         Kt = prediction_gram(self.kernel, X, self.X_fit_, self.n_train_, keep=self.support_,
                              who=type(self).__name__)
         return Kt @ self.dual_coef_ + self.intercept_

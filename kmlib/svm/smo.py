@@ -1,21 +1,8 @@
-r"""The SMO solver of the kernel SVM's dual (chapter 8).
+r"""The SMO solver of the kernel SVM's dual (chapter 8; the problem is stated in :mod:`kmlib.svm`).
 
-Chapter 8 solves the kernel SVM through its dual with box constant
-:math:`C = 1/(2\lambda)`:
-
-.. math::
-
-    \max_a\; \sum_i a_i - \tfrac12 \sum_{i,j} a_i a_j y_i y_j K_{ij}
-    \quad\text{subject to}\quad 0 \le a_i \le C,\; \sum_i a_i y_i = 0 .
-
-The solver is sequential minimal optimisation (SMO) with the second-order
-working-set selection of Fan, Chen & Lin (JMLR 6, 2005), the rule used by
-LIBSVM.  Its Python loop runs over *iterations*; all work inside one iteration
-is a handful of vectorised numpy passes over length-n arrays.  SMO reads the
-kernel matrix only through its rows and its diagonal: :func:`smo_solve` takes
-them from a given Gram matrix, :class:`_LazyRows` computes them on demand from
-a kernel and the training inputs (the kernel cache behind
-:class:`~kmlib.svm.KernelSVM`).
+SMO reads the kernel matrix only through its rows and its diagonal: :func:`smo_solve`
+takes them from a given Gram matrix, :class:`_LazyRows` computes them on demand from a
+kernel and the training inputs (the kernel cache behind :class:`~kmlib.svm.KernelSVM`).
 """
 from __future__ import annotations
 
@@ -94,9 +81,11 @@ def smo_solve(K: ArrayLike, y: ArrayLike, C: float, tol: float = 1e-3,
 
 
 def _smo(row: Callable[[int], NDArray[np.float64]], diag: NDArray[np.float64], y: np.ndarray,
-         C: float, tol: float,
+         C: float | np.ndarray, tol: float,
          max_iter: int) -> tuple[NDArray[np.float64], float, float, int, bool]:
     r"""SMO on a kernel matrix given by its rows ``row(i)`` and its diagonal.
+
+    ``C`` is one box constant or one per point (``C * sample_weight``, as in LIBSVM).
 
     Notes
     -----
@@ -119,13 +108,15 @@ def _smo(row: Callable[[int], NDArray[np.float64]], diag: NDArray[np.float64], y
     columns since K is symmetric, and rows are contiguous in memory).
     """
     n = y.shape[0]
+    Cv = np.broadcast_to(np.asarray(C, dtype=float), (n,))
+    Cl = Cv.tolist()
     a = np.zeros(n)
     g = y.astype(float).copy()              # a = 0  =>  G = -1  =>  g = y
     pos = y > 0
     # Membership of I_up / I_low as additive masks (0 inside, -inf outside), so
     # that "argmax over the set" is one in-place add followed by np.argmax.
-    up_pen = np.where(pos, 0.0, -np.inf)
-    low_pen = np.where(pos, -np.inf, 0.0)
+    up_pen = np.where(pos & (Cv > 0), 0.0, -np.inf)
+    low_pen = np.where(~pos & (Cv > 0), 0.0, -np.inf)
     buf = np.empty(n)
     bvec = np.empty(n)
     curv = np.empty(n)
@@ -158,27 +149,27 @@ def _smo(row: Callable[[int], NDArray[np.float64]], diag: NDArray[np.float64], y
         # Analytic two-variable update along a_i += y_i s, a_j -= y_j s.
         yi, yj = ylist[i], ylist[j]
         ai, aj = a[i], a[j]
-        s_i = C - ai if yi > 0 else ai      # room for a_i to move
-        s_j = C - aj if yj < 0 else aj      # room for a_j to move
+        s_i = Cl[i] - ai if yi > 0 else ai  # room for a_i to move
+        s_j = Cl[j] - aj if yj < 0 else aj  # room for a_j to move
         s = (m - g[j]) / curv[j]
         if s >= s_i and s_i <= s_j:         # a_i hits its bound first
             s = s_i
-            ai_new = C if yi > 0 else 0.0
+            ai_new = Cl[i] if yi > 0 else 0.0
             aj_new = aj - yj * s
             if s == s_j:
-                aj_new = C if yj < 0 else 0.0
+                aj_new = Cl[j] if yj < 0 else 0.0
         elif s >= s_j:                      # a_j hits its bound first
             s = s_j
             ai_new = ai + yi * s
-            aj_new = C if yj < 0 else 0.0
+            aj_new = Cl[j] if yj < 0 else 0.0
         else:
             ai_new = ai + yi * s
             aj_new = aj - yj * s
         a[i] = ai_new
         a[j] = aj_new
         for t, at, yt in ((i, ai_new, yi), (j, aj_new, yj)):
-            in_up = (at < C) if yt > 0 else (at > 0.0)
-            in_low = (at > 0.0) if yt > 0 else (at < C)
+            in_up = (at < Cl[t]) if yt > 0 else (at > 0.0)
+            in_low = (at > 0.0) if yt > 0 else (at < Cl[t])
             up_pen[t] = 0.0 if in_up else neg_inf
             low_pen[t] = 0.0 if in_low else neg_inf
         np.subtract(Ki, row(j), out=buf)
@@ -189,7 +180,7 @@ def _smo(row: Callable[[int], NDArray[np.float64]], diag: NDArray[np.float64], y
     # sum(a) - c'Kc/2 = sum(a) - sum(a * (1 - y*g))/2.  (The incremental updates
     # drift by about n_iter * 1e-16, far below any useful tol.)
     objective = float(np.sum(a) - 0.5 * np.dot(a, 1.0 - y * g))
-    free = (a > 0.0) & (a < C)
+    free = (a > 0.0) & (a < Cv)
     if np.any(free):
         b = float(np.mean(g[free]))         # y_t f(x_t) = 1 on free vectors => b = g_t
     else:
