@@ -66,12 +66,12 @@ def _with_cached_outputs(app, path: Path):
     return nb
 
 
-def _student(app, nb):
+def _student(app, nb, sheet: str):
     scripts = _project_root(Path(app.srcdir)) / "scripts"
     sys.path.insert(0, str(scripts))
     import make_exercises
 
-    out = make_exercises.student_version(nb)
+    out = make_exercises.student_version(nb, sheet)
     for cell in out.cells:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
@@ -89,7 +89,7 @@ def _offer_ipynb(app, pagename, templatename, context, doctree) -> None:
     nb = _with_cached_outputs(app, executed)
     glue = plain_notebook.glue_values(nb)
     if pagename.startswith("exercises/"):
-        nb = _student(app, nb)
+        nb = _student(app, nb, Path(pagename).name)
     plain = plain_notebook.convert(nb, plain_notebook.lookups_from_env(app, pagename, glue))
     target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)

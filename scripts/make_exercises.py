@@ -14,6 +14,9 @@ For every ``exercises/*.md`` (a MyST Markdown notebook) this writes
   lecturer-only: they are dropped from the student version and run only when
   grading (``scripts/grade.py``).
 
+Both carry the metadata ``{"kmbook": {"sheet": "<name>", "version": ...}}``, by which
+``scripts/grade.py`` recognises the sheet of a submission whatever its cells.
+
 Usage: ``python scripts/make_exercises.py --out _build/exercises`` (``make exercises``).
 """
 from __future__ import annotations
@@ -34,6 +37,7 @@ FENCE_OPEN = re.compile(
 SOLUTION_TAG = "solution"
 CHECK_TAG = "check"
 HIDDEN_CHECK_TAG = "hidden-check"
+METADATA_KEY = "kmbook"
 POINTS_KEY = "points"
 EXERCISE_LABEL = re.compile(
     r"^[`:]{3,}\{exercise(?:-start)?\}.*\n(?:\s*:[^\n]*\n)*?\s*:label:\s*(\S+)", re.M)
@@ -137,9 +141,20 @@ def exercise_labels(nb) -> list[str]:
     return EXERCISE_LABEL.findall(text)
 
 
-def student_version(nb):
-    """Return a copy of ``nb`` with every solution removed (see module docstring)."""
+def stamp(nb, sheet: str, version: str):
+    """Write the sheet's name and the version into the notebook's metadata; return ``nb``."""
+    nb.metadata[METADATA_KEY] = {"sheet": sheet, "version": version}
+    return nb
+
+
+def student_version(nb, sheet: str | None = None):
+    """Return a copy of ``nb`` with every solution removed (see module docstring).
+
+    With ``sheet`` (the page's name, e.g. ``06_representer``) the copy is stamped with it.
+    """
     out = copy.deepcopy(nb)
+    if sheet is not None:
+        stamp(out, sheet, "student")
     cells = []
     inside = False
     label = "?"
@@ -197,7 +212,8 @@ def generate(out_dir: Path, sources: list[Path] | None = None) -> list[tuple[Pat
     for src in sources:
         nb = jupytext.read(src, fmt="md:myst")
         paths = []
-        for kind, version in (("solutions", nb), ("student", student_version(nb))):
+        solutions = stamp(copy.deepcopy(nb), src.stem, "solutions")
+        for kind, version in (("solutions", solutions), ("student", student_version(nb, src.stem))):
             target = out_dir / kind / f"{src.stem}.ipynb"
             target.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(_as_ipynb(version), target)

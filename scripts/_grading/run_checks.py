@@ -1,6 +1,7 @@
 """Run the lecturer's checks on one student's saved answers (the trusted half).
 
-Usage: ``python -I run_checks.py < job.json > results.json``, or ``--serve``: a server
+Usage: ``python -I run_checks.py [--path LIB] < job.json > results.json`` (``LIB``: a
+folder put first on ``sys.path``, the lecturer's ``kmlib`` inside the sandbox), or ``--serve``: a server
 that imports the lecturer's modules once and then, for each job line on stdin, forks a
 child that takes the limits of a submission (``sandbox.Limits``), runs the checks and
 answers one line on stdout; forking from a warm process saves re-importing numpy,
@@ -202,4 +203,6 @@ def serve() -> int:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--path"]:
+        sys.path.insert(0, sys.argv[2])
     sys.exit(serve() if sys.argv[1:] == ["--serve"] else main())
