@@ -6,7 +6,9 @@
 #   make lab    open JupyterLab on _build/notebooks/ (works as root too)
 #   make exercises   write student and solution notebooks into _build/exercises/
 #   make grade SUBMISSIONS=dir   grade the students' notebooks in dir (grades.csv,
-#                    summary.csv, feedback/); options SHEET=exercises/NN_x.md TIMEOUT=120
+#                    summary.csv, report.html, feedback/) in a bubblewrap sandbox; options
+#                    SHEET=exercises/NN_x.md TIMEOUT=120 JOBS=1; WEAK_SANDBOX=1 grades without
+#                    bubblewrap (student code can then read your files)
 #   make bench  benchmark kmlib against scikit-learn (writes benchmarks/results.md) and
 #               streamed RFF ridge on a million points (benchmarks/results_large_scale.md)
 #   make pdf    the book as a PDF, _build/latex/book.pdf (needs TeX, see README; reuses the
@@ -104,9 +106,11 @@ exercises: $(VENV)/.installed-book
 # Grade a folder of submitted notebooks (one per student); see scripts/grade.py.
 .PHONY: grade
 TIMEOUT ?= 120
+JOBS ?= 1
 grade: $(VENV)/.installed-book
-	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=dir [SHEET=exercises/NN_name.md] [TIMEOUT=120]"; exit 2; }
-	$(BIN)/python scripts/grade.py "$(SUBMISSIONS)" --timeout $(TIMEOUT) $(if $(SHEET),--sheet "$(SHEET)",)
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=dir [SHEET=exercises/NN_name.md] [TIMEOUT=120] [JOBS=1] [WEAK_SANDBOX=1]"; exit 2; }
+	$(BIN)/python scripts/grade.py "$(SUBMISSIONS)" --timeout $(TIMEOUT) --jobs $(JOBS) \
+	  $(if $(SHEET),--sheet "$(SHEET)",) $(if $(WEAK_SANDBOX),--weak-sandbox,)
 
 lab: $(VENV)/.installed-lab
 	@test -d _build/notebooks || $(MAKE) notebooks

@@ -91,9 +91,10 @@ def stamped_sheet(nb) -> str | None:
 def identify(nb, sheets: list[Sheet], given: Sheet | None = None) -> Sheet | None:
     """The notebook's sheet: from its metadata, else from its cells, else ``given``.
 
-    From the cells: the sheet whose given cells the notebook contains best, if it has at
-    least half of them; a notebook that matches no sheet that well is taken to be of the
-    sheet ``given`` (``--sheet``), or else of the best match if it has any given cell.
+    With ``given`` (``--sheet``): that sheet, unless the notebook holds at least half of
+    another sheet's given cells and more of them than of ``given``'s. Without: the sheet
+    whose given cells the notebook contains best (at least half of them, or the only best
+    match with any).
     """
     stamped = stamped_sheet(nb)
     for sheet in sheets:
@@ -101,12 +102,19 @@ def identify(nb, sheets: list[Sheet], given: Sheet | None = None) -> Sheet | Non
             return sheet
     sources = [source for _, source, _ in _code(nb)]
     scored = sorted(((match(s, sources), s.name) for s in sheets), reverse=True)
-    if scored and scored[0][0] >= MIN_MATCH:
-        return next(s for s in sheets if s.name == scored[0][1])
+    best = next((s for s in sheets if scored and s.name == scored[0][1]), None)
     if given is not None:
+        # another sheet only if the notebook holds more of its given cells than of ``given``'s
+        found = {normalise(s) for s in sources}
+        shared = {s.name: len(s.fingerprints & found) for s in sheets}
+        if (best is not None and best.name != given.name and scored[0][0] >= MIN_MATCH
+                and shared[best.name] > shared[given.name]):
+            return best
         return given
+    if scored and scored[0][0] >= MIN_MATCH:
+        return best
     if scored and scored[0][0] > 0 and (len(scored) == 1 or scored[1][0] < scored[0][0]):
-        return next(s for s in sheets if s.name == scored[0][1])
+        return best
     return None
 
 

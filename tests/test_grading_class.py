@@ -45,7 +45,8 @@ def _find(name, depth=6):
     return hits
 def _solutions(text):
     part = text.split("{{solution-start}} " + LABEL)[-1].split("{{solution-end}}")[0]
-    return re.findall(r"```\\{{code-cell\\}} ipython3\\n:tags: \\[solution\\]\\n\\n(.*?)```", part, re.S)
+    cell = r"```\\{{code-cell\\}} ipython3\\n:tags: \\[solution\\]\\n\\n(.*?)```"
+    return re.findall(cell, part, re.S)
 '''
 
 CHEATS = {
