@@ -4,7 +4,8 @@
 #   make notebooks   plain .ipynb of every chapter and exercise sheet (student version)
 #                    into _build/notebooks/ (builds the book first)
 #   make lab    open JupyterLab on _build/notebooks/ (works as root too)
-#   make exercises   write student and solution notebooks into _build/exercises/
+#   make exercises   the handouts: plain student and solution notebooks of every sheet
+#                    (the site's downloads) into _build/exercises/ (builds the book first)
 #   make grade SUBMISSIONS=dir   grade the students' notebooks in dir (grades.csv,
 #                    summary.csv, report.html, feedback/) in a bubblewrap sandbox; options
 #                    SHEET=exercises/NN_x.md TIMEOUT=120 JOBS=1; WEAK_SANDBOX=1 grades without
@@ -100,8 +101,9 @@ check-site: $(VENV)/.installed-test
 check-downloads: $(VENV)/.installed-test
 	KMBOOK_RUN_LOCALLY=1 $(BIN)/python -m pytest tests/test_run_locally.py -q -rs
 
-exercises: $(VENV)/.installed-book
-	$(BIN)/python scripts/make_exercises.py --out _build/exercises
+exercises: book
+	rm -rf _build/exercises
+	$(BIN)/python scripts/make_exercises.py --from-site _build --out _build/exercises
 
 # Grade a folder of submitted notebooks (one per student); see scripts/grade.py.
 .PHONY: grade

@@ -17,7 +17,15 @@ For every ``exercises/*.md`` (a MyST Markdown notebook) this writes
 Both carry the metadata ``{"kmbook": {"sheet": "<name>", "version": ...}}``, by which
 ``scripts/grade.py`` recognises the sheet of a submission whatever its cells.
 
-Usage: ``python scripts/make_exercises.py --out _build/exercises`` (``make exercises``).
+Usage: ``python scripts/make_exercises.py --out _build/exercises``.
+
+The handouts: ``python scripts/make_exercises.py --from-site _build --out
+_build/exercises`` (``make exercises``, after ``make book``) writes instead the *plain*
+notebooks of the built site, the ones its pages and zip offer for download (MyST
+rewritten as ordinary Markdown with the site's numbers, see ``_ext/plain_notebook.py``),
+so they open in JupyterLab, Notebook, VS Code or Colab without extensions: the
+student versions are copied from ``<build>/html/_sources/exercises/`` and the solution
+versions from ``<build>/exercises-solutions/`` (written by ``_ext/kmbook.py``).
 """
 from __future__ import annotations
 
@@ -222,12 +230,39 @@ def generate(out_dir: Path, sources: list[Path] | None = None) -> list[tuple[Pat
     return written
 
 
+def from_site(build: Path, out_dir: Path) -> list[tuple[Path, Path]]:
+    """Copy the built site's plain notebooks of every sheet; return their paths."""
+    import shutil
+
+    student_dir = build / "html" / "_sources" / "exercises"
+    solution_dir = build / "exercises-solutions"
+    names = [p.stem for p in sorted((ROOT / "exercises").glob("*.md"))]
+    missing = [n for n in names if not (student_dir / f"{n}.ipynb").is_file()
+               or not (solution_dir / f"{n}.ipynb").is_file()]
+    if missing:
+        raise SystemExit(f"the built site has no plain notebooks of {', '.join(missing)} "
+                         f"in {student_dir} and {solution_dir}: run make book first")
+    written = []
+    for name in names:
+        paths = []
+        for kind, folder in (("solutions", solution_dir), ("student", student_dir)):
+            target = out_dir / kind / f"{name}.ipynb"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(folder / f"{name}.ipynb", target)
+            paths.append(target)
+        written.append((paths[0], paths[1]))
+    return written
+
+
 def main(argv: list[str] | None = None) -> int:
     """Write the student and solution notebooks, listing each; return 0."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "_build" / "exercises"))
+    parser.add_argument("--from-site", type=Path, default=None,
+                        help="the build folder (_build): copy its plain notebooks")
     args = parser.parse_args(argv)
-    for paths in generate(Path(args.out)):
+    made = from_site(args.from_site, Path(args.out)) if args.from_site else generate(Path(args.out))
+    for paths in made:
         for path in paths:
             print(f"wrote {path}")
     return 0
