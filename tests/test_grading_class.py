@@ -267,3 +267,44 @@ def test_report_html_has_the_class_statistics(graded):
     # 12 notebooks of sheet 06 (heidi, frank, grace are not); check_krr_fitted is failed by
     # bob, carol and the three cheaters: passed by 7 of 12, mean 2 * 7 / 12 = 1.17
     assert "<td>rep-ex-krr</td><td>check_krr_fitted</td><td>1.17 / 2</td><td>58 %</td>" in page
+
+
+def test_the_sandbox_shows_nothing_of_the_machine(tmp_path):
+    """The tiny sheet's solution, with ``area`` right only if the notebook sees neither the
+    repository nor the submissions nor the home folder, has no network, runs as nobody
+    and can write only its own folder: then it earns the area's 2 + 1 points."""
+    sheets = ROOT / "tests" / "data" / "grading" / "sheets"
+    (solution, _), = make_exercises.generate(tmp_path / "gen", [sheets / "01_tiny.md"])
+    nb = nbformat.read(solution, as_version=4)
+    home, base = Path.home(), Path(os.path.realpath(sys.base_prefix))
+    # the Python installation may sit in the home folder (pyenv): only its path is bound
+    python_top = base.relative_to(home).parts[0] if base.is_relative_to(home) else None
+    probe = (
+        "import os, socket, math\n"
+        f"seen = [p for p in [{str(ROOT)!r}, {str(tmp_path)!r}, {os.path.realpath(sys.prefix)!r}]"
+        " if os.path.exists(p)]\n"
+        f"home = {str(home)!r}\n"
+        "seen += [n for n in (os.listdir(home) if os.path.isdir(home) else [])"
+        f" if n != {python_top!r}]\n"
+        "try:\n"
+        "    socket.create_connection(('1.1.1.1', 53), timeout=3)\n"
+        "    seen.append('network')\n"
+        "except OSError:\n"
+        "    pass\n"
+        "for place in ['/usr/evil', '/opt/venv/evil', '/opt/kmgrade/evil']:\n"
+        "    try:\n"
+        "        open(place, 'w')\n"
+        "        seen.append(place)\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "if os.getuid() != 65534 or os.getcwd() != '/home/student':\n"
+        "    seen.append('user or folder')\n"
+        "area = math.pi if not seen else 0.0\n")
+    cell = next(c for c in nb.cells if "area = math.pi" in c.source)
+    cell.source = probe
+    folder = tmp_path / "class"
+    folder.mkdir()
+    nbformat.write(nb, folder / "probe.ipynb")
+    grade.grade(folder, sheet_path=sheets / "01_tiny.md", sheets_dir=sheets, limits=LIMITS)
+    rows = _read_csv(folder / "grades.csv")
+    assert [r["passed"] for r in rows] == ["yes", "yes", "yes", "yes"], rows

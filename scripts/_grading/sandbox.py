@@ -261,7 +261,9 @@ def _preexec(limits: Limits, cpu_seconds: int, ids: tuple[int, int] | None):
 
 
 def _env(home: str) -> dict[str, str]:
-    env = {"PATH": f"{VENV_IN}/bin:" + os.path.dirname(sys.executable) + ":/usr/bin:/bin",
+    inside = home == HOME_IN  # the home folder inside a bubblewrap sandbox
+    python = f"{VENV_IN}/bin" if inside else os.path.dirname(sys.executable)
+    env = {"PATH": f"{python}:/usr/bin:/bin",
            "HOME": home, "TMPDIR": home, "LANG": "C.UTF-8",
            "MPLBACKEND": "Agg", "MPLCONFIGDIR": f"{home}/.matplotlib",
            "IPYTHONDIR": f"{home}/.ipython", "PYTHONHASHSEED": "0",
