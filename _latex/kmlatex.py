@@ -118,9 +118,11 @@ def website_numbers(toc_fignumbers: dict, kinds: set[str]) -> None:
                 ids[node_id] = (number[0], rank)
 
 
-def _website_numbers(app, env) -> None:
+def _website_numbers(app, env) -> list[str]:
+    # after Sphinx's own numbering (TocTreeCollector, env-get-updated at priority 500)
     if app.builder.format == "latex" and app.config.numfig_secnum_depth > 1:
         website_numbers(env.toc_fignumbers, set(NODE_TYPES))
+    return []
 
 
 class DropIndexPage(SphinxPostTransform):
@@ -143,7 +145,7 @@ def setup(app):
     app.add_node(exercise_enumerable_node, override=True,
                  latex=(_visit_exercise, depart_exercise_enumerable_node))
     app.add_post_transform(DropIndexPage)
-    app.connect("env-updated", _website_numbers)
+    app.connect("env-get-updated", _website_numbers, priority=900)
     app.add_node(proof_node, override=True, latex=(_visit_proof, None))
     for node in set(NODE_TYPES.values()):  # theorem, lemma, definition, ...
         app.add_node(node, override=True, latex=(_visit, _depart_enumerable))

@@ -48,3 +48,29 @@ def test_the_pdf_numbers_no_box_by_section():
     three = sorted(set(re.findall(rf"\b(?:{kinds})\s+\d+\.\d+\.\d+\b", text)))
     assert not three, f"numbered by section, unlike the website: {three[:10]}"
     assert re.search(r"\bTheorem\s+4\.2\b", text)
+
+
+def test_a_latex_build_numbers_boxes_and_references_as_the_website(tmp_path):
+    """A two-page book built with Sphinx's LaTeX builder at depth 2 (as
+    sphinx-jupyterbook-latex sets it): Theorem B, the second theorem of chapter 1, is
+    "Theorem 1.2" in its box and in the reference to it, not 1.2.2 (section 1.2, first
+    theorem there being 1.2.1)."""
+    from sphinx.application import Sphinx
+
+    (tmp_path / "conf.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(ROOT / '_latex')!r})\n"
+        "extensions = ['myst_parser', 'kmlatex']\nnumfig = True\nnumfig_secnum_depth = 2\n"
+        "latex_documents = [('index', 't.tex', 'T', 'A', 'manual')]\n")
+    (tmp_path / "index.md").write_text("# Book\n\n```{toctree}\n:numbered:\nch\n```\n")
+    (tmp_path / "ch.md").write_text(
+        "# Chapter\n\n## First section\n\n```{prf:definition} Def A\n:label: def-a\nBody.\n```\n\n"
+        "## Second section\n\n```{prf:theorem} Thm A\n:label: thm-a\nBody.\n```\n\n"
+        "```{prf:theorem} Thm B\n:label: thm-b\nBody.\n```\n\n"
+        "See {prf:ref}`thm-b` and {prf:ref}`def-a`.\n")
+    app = Sphinx(str(tmp_path), str(tmp_path), str(tmp_path / "out"), str(tmp_path / "dt"),
+                 "latex", status=None, warning=None, freshenv=True)
+    app.build()
+    tex = (tmp_path / "out" / "t.tex").read_text(encoding="utf-8")
+    assert "Theorem 1.2" in tex and "Definition 1.1" in tex
+    assert not re.search(r"(Theorem|Definition) 1\.\d\.\d", tex)
+    assert r"\sphinxcrossref{Theorem 1.2}" in tex
