@@ -1,29 +1,30 @@
 """Run one submission: its cells in a sandbox, then the lecturer's checks in another.
 
-**The sandbox (bubblewrap).** When ``bwrap`` (Debian package ``bubblewrap``) works,
-the student's process (``run_student.py``) runs in a fresh mount namespace that
-holds only: ``/usr`` and the Python installation (read-only), the virtual
-environment (read-only, at ``/opt/venv``), a copy of ``kmlib`` whose exercise
-modules have no ``check_*`` functions (read-only, at ``/opt/kmgrade``), an empty
-private folder ``/home/student`` (the only writable place besides a private
-``/tmp``), and no network (every namespace unshared, user ``nobody`` inside, no
-capabilities). The lecturer's repository, home folder, exercise sheets, ``.git``
-and the other submissions are not there at all. The checks run afterwards in a
-second sandbox of the same kind (``run_checks.py``) that sees the lecturer's
-``kmlib`` read-only at ``/opt/lecturer`` and a copy of the answers, and reads the
-answers as data (JSON and ``.npy`` files, no pickle), so a notebook that patches
-``kmlib.book.exercises`` or reassigns ``check_...`` changes nothing there.
+**The sandbox (bubblewrap).** When ``bwrap`` (Debian package ``bubblewrap``) works, the
+student's process (``run_student.py``) runs in a fresh mount namespace that holds only:
+``/usr`` and the Python installation (read-only), the virtual environment (read-only, at
+``/opt/venv``), a copy of ``kmlib`` whose exercise modules have no ``check_*`` functions
+(read-only, at ``/opt/kmgrade``), an empty private folder ``/home/student`` (the only
+writable place besides a private ``/tmp``), and no network (its own network, PID, IPC
+and UTS namespaces), as the user ``nobody`` without capabilities: run by root,
+bubblewrap needs no user namespace and ``setpriv`` makes the process the host's
+``nobody`` (so the process limit holds); run by another user, a user namespace maps it
+to ``nobody``. The lecturer's repository, home folder, exercise sheets, ``.git`` and the
+other submissions are not there at all. The checks run afterwards in a second sandbox of
+the same kind (``run_checks.py``) that sees the lecturer's ``kmlib`` read-only at
+``/opt/lecturer`` and a copy of the answers, and reads the answers as data (JSON and
+``.npy`` files, no pickle), so a notebook that patches ``kmlib.book.exercises`` or
+reassigns ``check_...`` changes nothing there.
 
 **The weaker mode** (``grade.py --weak-sandbox``, only when asked for): without
 bubblewrap the student's process runs in a temporary folder and, when the grader is
-root, as ``nobody`` keeping only the right to read (``CAP_DAC_READ_SEARCH``: it
-cannot write the lecturer's files, but it CAN read them). The checks are forked
-from one process that imported the checkers once (:class:`ChecksServer`).
+root, as ``nobody`` keeping only the right to read (``CAP_DAC_READ_SEARCH``: it cannot
+write the lecturer's files, but it CAN read them). The checks are forked from one
+process that imported the checkers once (:class:`ChecksServer`).
 
-In both modes: limits on memory (address space), CPU time, the size of any file
-written and core dumps; output goes to ``/dev/null``; after the wall-clock limit
-the whole process group is killed; every path the feedback could show is scrubbed
-(:func:`scrub`).
+In both modes: limits on memory (address space), CPU time, the size of any file written
+and core dumps; output goes to ``/dev/null``; after the wall-clock limit the whole
+process group is killed; every path the feedback could show is scrubbed (:func:`scrub`).
 """
 from __future__ import annotations
 
@@ -116,6 +117,20 @@ def scrub(text: str, extra: tuple[str, ...] = ()) -> str:
 
 
 # --------------------------------------------------------------------------- bubblewrap
+def _as_root() -> bool:
+    """Whether bwrap runs as root (the sandbox then becomes the real ``nobody``, by setpriv)."""
+    return os.geteuid() == 0 and shutil.which("setpriv") is not None
+
+
+def _dirs(path: str) -> list[str]:
+    """``--dir`` for every folder above ``path``, readable by all (bwrap makes them 0700)."""
+    args: list[str] = []
+    parts = Path(path).parts
+    for k in range(2, len(parts)):
+        args += ["--perms", "0755", "--dir", str(Path(*parts[:k]))]
+    return args
+
+
 def _system_binds() -> list[str]:
     args = ["--ro-bind", "/usr", "/usr"]
     for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
@@ -127,13 +142,27 @@ def _system_binds() -> list[str]:
         args += ["--ro-bind-try", etc, etc]
     base = os.path.realpath(sys.base_prefix)
     if not base.startswith("/usr"):
-        args += ["--ro-bind", base, base]  # symlinks of the venv point into it
+        args += [*_dirs(base), "--ro-bind", base, base]  # symlinks of the venv point into it
+    args += ["--perms", "0755", "--dir", "/opt", "--perms", "0755", "--dir", "/home"]
     if os.path.realpath(sys.prefix) != base:
         args += ["--ro-bind", os.path.realpath(sys.prefix), VENV_IN]
-    return args + ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-                   "--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534",
-                   "--hostname", "sandbox", "--die-with-parent", "--new-session",
-                   "--cap-drop", "ALL"]
+    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--hostname", "sandbox",
+             "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    if _as_root():
+        # no user namespace: setpriv becomes the host's `nobody`, so the process limit
+        # (RLIMIT_NPROC) holds and the files it writes belong to nobody
+        return args + ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+                       "--unshare-cgroup-try", "--cap-add", "CAP_SETUID",
+                       "--cap-add", "CAP_SETGID"]
+    return args + ["--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534"]
+
+
+def _drop() -> list[str]:
+    """What runs the sandbox's command as ``nobody`` (nothing in a user namespace)."""
+    if not _as_root():
+        return []
+    return [shutil.which("setpriv"), "--reuid=65534", "--regid=65534", "--clear-groups",
+            "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
 
 
 def _python_in() -> str:
@@ -150,7 +179,8 @@ def bwrap_problem() -> str | None:
     if exe is None:
         return "bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
     try:
-        done = subprocess.run([exe, *_system_binds(), _python_in(), "-I", "-c", "import numpy"],
+        done = subprocess.run([exe, *_system_binds(), *_drop(), _python_in(), "-I", "-c",
+                               "import numpy"],
                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -255,6 +285,7 @@ def _preexec(limits: Limits, cpu_seconds: int, ids: tuple[int, int] | None):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversized write fails, it does not kill
         if ids is not None:
             _become(*ids)
+        if ids is not None or _as_root():  # as nobody (root itself is not held by it)
             resource.setrlimit(resource.RLIMIT_NPROC, (64, 64))
 
     return apply
@@ -297,6 +328,8 @@ def _private_dir(ids) -> Path:
     path = Path(tempfile.mkdtemp(prefix="kmgrade-"))
     if ids is not None:
         os.chown(path, *ids)
+        # bwrap, root without capabilities, must be able to enter it (not to list it)
+        os.chmod(path, 0o711)
     return path
 
 
@@ -367,7 +400,7 @@ class Sandbox:
                     str(self.stage.root / "lib")]
         return [shutil.which("bwrap"), *_system_binds(),
                 "--ro-bind", str(self.stage.root), STAGE_IN,
-                "--bind", str(work), HOME_IN, "--chdir", HOME_IN,
+                "--bind", str(work), HOME_IN, "--chdir", HOME_IN, *_drop(),
                 _python_in(), "-I", f"{STAGE_IN}/run_student.py", HOME_IN, f"{STAGE_IN}/lib"]
 
     def _checks_cmd(self, answers: Path, scratch: Path) -> list[str]:
@@ -375,9 +408,10 @@ class Sandbox:
             return [sys.executable, "-I", str(self.stage.root / "run_checks.py")]
         return [shutil.which("bwrap"), *_system_binds(),
                 "--ro-bind", str(self.stage.root), STAGE_IN,
+                "--perms", "0755", "--dir", LECTURER_IN,
                 "--ro-bind", str(self.stage.kmlib), f"{LECTURER_IN}/kmlib",
                 "--ro-bind", str(answers), ANSWERS_IN,
-                "--bind", str(scratch), HOME_IN, "--chdir", HOME_IN,
+                "--bind", str(scratch), HOME_IN, "--chdir", HOME_IN, *_drop(),
                 _python_in(), "-I", f"{STAGE_IN}/run_checks.py", "--path", LECTURER_IN]
 
     def grade_cells(self, steps: list, sheet, limits: Limits) -> Outcome:
@@ -386,7 +420,10 @@ class Sandbox:
         A step is ``["cell", [index, source]]`` or ``["checks", [i, ...]]``, the place where
         the answers read by the sheet's checks ``i`` are saved.
         """
-        ids = _user_ids(limits) if self.mode == "weak" else None
+        ids = _user_ids(limits)  # the owner of the private folders (nobody, when root)
+        if self.mode == "bwrap" and not _as_root():
+            ids = None
+        become = ids if self.mode == "weak" else None  # bwrap: setpriv switches inside
         work = _private_dir(ids)
         answers = _private_dir(None)
         scratch = _private_dir(ids)
@@ -399,7 +436,7 @@ class Sandbox:
             if ids is not None:
                 os.chown(work / "job.json", *ids)
             _, killed = _run(self._student_cmd(work), work, home, limits,
-                             limits.timeout + limits.grace, ids)
+                             limits.timeout + limits.grace, become)
             report = _read_json(work / "report.json")
             if killed:
                 notes.append(f"the notebook was stopped after {limits.timeout} s; it was graded "
@@ -426,7 +463,7 @@ class Sandbox:
             else:
                 out, _ = _run(self._checks_cmd(answers, scratch), scratch,
                               HOME_IN if self.mode == "bwrap" else str(scratch), limits, wall,
-                              ids, stdin_data=json.dumps(job).encode())
+                              become, stdin_data=json.dumps(job).encode())
                 try:
                     results = json.loads(out.decode()) if out else None
                 except ValueError:
