@@ -4,9 +4,12 @@
 #   make notebooks   plain .ipynb of every chapter and exercise sheet (student version)
 #                    into _build/notebooks/ (builds the book first)
 #   make lab    open JupyterLab on _build/notebooks/ (works as root too)
-#   make exercises   write student and solution notebooks into _build/exercises/
+#   make exercises   the handouts: plain student and solution notebooks of every sheet
+#                    (the site's downloads) into _build/exercises/ (builds the book first)
 #   make grade SUBMISSIONS=dir   grade the students' notebooks in dir (grades.csv,
-#                    summary.csv, feedback/); options SHEET=exercises/NN_x.md TIMEOUT=120
+#                    summary.csv, report.html, feedback/) in a bubblewrap sandbox; options
+#                    SHEET=exercises/NN_x.md TIMEOUT=120 JOBS=1; WEAK_SANDBOX=1 grades without
+#                    bubblewrap (student code can then read your files)
 #   make bench  benchmark kmlib against scikit-learn (writes benchmarks/results.md) and
 #               streamed RFF ridge on a million points (benchmarks/results_large_scale.md)
 #   make pdf    the book as a PDF, _build/latex/book.pdf (needs TeX, see README; reuses the
@@ -98,15 +101,18 @@ check-site: $(VENV)/.installed-test
 check-downloads: $(VENV)/.installed-test
 	KMBOOK_RUN_LOCALLY=1 $(BIN)/python -m pytest tests/test_run_locally.py -q -rs
 
-exercises: $(VENV)/.installed-book
-	$(BIN)/python scripts/make_exercises.py --out _build/exercises
+exercises: book
+	rm -rf _build/exercises
+	$(BIN)/python scripts/make_exercises.py --from-site _build --out _build/exercises
 
 # Grade a folder of submitted notebooks (one per student); see scripts/grade.py.
 .PHONY: grade
 TIMEOUT ?= 120
+JOBS ?= 1
 grade: $(VENV)/.installed-book
-	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=dir [SHEET=exercises/NN_name.md] [TIMEOUT=120]"; exit 2; }
-	$(BIN)/python scripts/grade.py "$(SUBMISSIONS)" --timeout $(TIMEOUT) $(if $(SHEET),--sheet "$(SHEET)",)
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=dir [SHEET=exercises/NN_name.md] [TIMEOUT=120] [JOBS=1] [WEAK_SANDBOX=1]"; exit 2; }
+	$(BIN)/python scripts/grade.py "$(SUBMISSIONS)" --timeout $(TIMEOUT) --jobs $(JOBS) \
+	  $(if $(SHEET),--sheet "$(SHEET)",) $(if $(WEAK_SANDBOX),--weak-sandbox,)
 
 lab: $(VENV)/.installed-lab
 	@test -d _build/notebooks || $(MAKE) notebooks

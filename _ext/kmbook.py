@@ -5,7 +5,9 @@
   rewritten as ordinary Markdown with the built numbers (see
   :mod:`plain_notebook`), so it reads well in JupyterLab, Notebook, VS Code or
   Colab without extensions. Exercise pages offer the student version (solutions
-  removed, see ``scripts/make_exercises.py``).
+  removed, see ``scripts/make_exercises.py``); the plain solution version of each
+  sheet is written next to the output folder, into ``exercises-solutions/`` (not
+  published), for ``make exercises``.
 * When the build finishes, ``downloads/`` in the output folder holds the kmlib
   wheel, a ``requirements.txt`` and ``kmbook-notebooks.zip`` (every plain
   notebook, the wheel and the requirements), which the page "Run the notebooks
@@ -18,6 +20,7 @@ solution reaches any file of that site.
 """
 from __future__ import annotations
 
+import copy
 import hashlib
 import shutil
 import subprocess
@@ -66,12 +69,12 @@ def _with_cached_outputs(app, path: Path):
     return nb
 
 
-def _student(app, nb):
+def _student(app, nb, sheet: str):
     scripts = _project_root(Path(app.srcdir)) / "scripts"
     sys.path.insert(0, str(scripts))
     import make_exercises
 
-    out = make_exercises.student_version(nb)
+    out = make_exercises.student_version(nb, sheet)
     for cell in out.cells:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
@@ -89,7 +92,15 @@ def _offer_ipynb(app, pagename, templatename, context, doctree) -> None:
     nb = _with_cached_outputs(app, executed)
     glue = plain_notebook.glue_values(nb)
     if pagename.startswith("exercises/"):
-        nb = _student(app, nb)
+        sheet = Path(pagename).name
+        solutions = copy.deepcopy(nb)
+        solutions.metadata["kmbook"] = {"sheet": sheet, "version": "solutions"}
+        plain = plain_notebook.convert(solutions,
+                                       plain_notebook.lookups_from_env(app, pagename, glue))
+        target = Path(app.outdir).parent / "exercises-solutions" / f"{sheet}.ipynb"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(plain, target)
+        nb = _student(app, nb, sheet)
     plain = plain_notebook.convert(nb, plain_notebook.lookups_from_env(app, pagename, glue))
     target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -18,6 +18,14 @@ the exercise's number, so such a reference reads "Exercise 5" and links to the b
 
 A proof is set as text ending in a square (environment ``kmproof`` of kmbook.sty).
 
+sphinx-jupyterbook-latex sets ``numfig_secnum_depth = 2`` for a book with parts, so that
+LaTeX numbers equations and figures within chapters. Sphinx then numbers theorem boxes
+within *sections* too: Theorem 4.2 of the website became Theorem 4.5.1 in the PDF (in the
+box and in every reference to it). :func:`website_numbers` gives the theorem-like boxes
+the website's numbers again (chapter, then the box's rank in the chapter), after Sphinx
+has numbered them and before anything is written; equations and figures, numbered by
+LaTeX itself, are left alone.
+
 The page ``genindex`` only puts the generated index into the website's table of
 contents; it has no text. In the PDF it would be an empty chapter "Index" (followed by
 the bibliography, which LaTeX sets after the last chapter) before the real index that
@@ -92,6 +100,31 @@ def _visit_exercise(self, node) -> None:
     visit_exercise_enumerable_node(self, node)
 
 
+def website_numbers(toc_fignumbers: dict, kinds: set[str]) -> None:
+    """Renumber the boxes of ``kinds`` in place as the website does: (chapter, rank).
+
+    With depth 2 a box is numbered (chapter, section, n), or (chapter, n) before the first
+    section; the rank follows that order. Pages without a chapter number keep theirs.
+    """
+    def order(number: tuple) -> tuple:
+        return tuple(number) if len(number) > 2 else (number[0], 0, *number[1:])
+
+    for ids_by_kind in toc_fignumbers.values():
+        for kind, ids in ids_by_kind.items():
+            if kind not in kinds or any(len(n) < 2 for n in ids.values()):
+                continue
+            ranked = sorted(ids.items(), key=lambda item: order(item[1]))
+            for rank, (node_id, number) in enumerate(ranked, start=1):
+                ids[node_id] = (number[0], rank)
+
+
+def _website_numbers(app, env) -> list[str]:
+    # after Sphinx's own numbering (TocTreeCollector, env-get-updated at priority 500)
+    if app.builder.format == "latex" and app.config.numfig_secnum_depth > 1:
+        website_numbers(env.toc_fignumbers, set(NODE_TYPES))
+    return []
+
+
 class DropIndexPage(SphinxPostTransform):
     """Leave the text-free page ``genindex`` out of the PDF (LaTeX prints the index)."""
 
@@ -112,6 +145,7 @@ def setup(app):
     app.add_node(exercise_enumerable_node, override=True,
                  latex=(_visit_exercise, depart_exercise_enumerable_node))
     app.add_post_transform(DropIndexPage)
+    app.connect("env-get-updated", _website_numbers, priority=900)
     app.add_node(proof_node, override=True, latex=(_visit_proof, None))
     for node in set(NODE_TYPES.values()):  # theorem, lemma, definition, ...
         app.add_node(node, override=True, latex=(_visit, _depart_enumerable))

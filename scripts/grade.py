@@ -3,22 +3,33 @@
 ``python scripts/grade.py SUBMISSIONS`` (``make grade SUBMISSIONS=dir``) grades every
 file in the folder ``SUBMISSIONS`` (one ``.ipynb`` per student; the student's name
 is the file stem) against the lecturer's copy of its exercise sheet
-(``exercises/*.md``, found by comparing the notebook's cells with each sheet, or
-given with ``--sheet``), and writes
+(``exercises/*.md``: the sheet named in the notebook's metadata ``kmbook.sheet``,
+which ``make exercises`` and the site's downloads stamp; else the one given with
+``--sheet``; else the sheet whose cells the notebook contains), and writes
 
 * ``SUBMISSIONS/grades.csv`` — one row per student and check: student, sheet,
   exercise, check, points, max_points, passed, message;
 * ``SUBMISSIONS/summary.csv`` — one row per student: total, max and the total of
   each exercise;
 * ``SUBMISSIONS/feedback/<student>.html`` — each check with its points and its
-  message; hidden checks show their name and pass/fail only.
+  message; hidden checks show their name and pass/fail only;
+* ``SUBMISSIONS/report.html`` — the class report: per exercise and check the class
+  mean, the share who passed and the most common failure message, and a histogram
+  of the totals.
+
+Answers, not cells, are graded: each check reads the names it needs (``fitted``,
+``alpha``, ...) from the student's namespace where the notebook's copy of the check
+cell stands, or, when the student edited or deleted that cell, just before the next
+exercise starts (or at the end). A check cell the student changed is never run.
 
 Each check cell of a sheet is worth its metadata ``points`` (1 when absent); cells
 tagged ``hidden-check`` are lecturer-only checks, absent from student notebooks.
-Every submission runs in its own limited process and temporary folder, and the
-checks run afterwards in a fresh process from the lecturer's checkers (see
-``_grading/sandbox.py``). A file that is not a notebook, or a notebook of another
-sheet, gets one row saying so.
+Every submission runs in a bubblewrap sandbox that sees only the Python packages
+and an empty folder, with no network and with limits, and the checks run afterwards
+in a second sandbox from the lecturer's checkers (see ``_grading/sandbox.py``).
+Without bubblewrap the grader refuses to run unless ``--weak-sandbox`` is given.
+No feedback shows a path of the lecturer's machine. A file that is not a notebook,
+or a notebook of another sheet, gets one row saying so.
 """
 from __future__ import annotations
 
@@ -37,7 +48,8 @@ from _grading.sheet import Sheet, load_sheet, match, normalise  # noqa: E402
 from make_exercises import CHECK_TAG  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-OUTPUTS = {"grades.csv", "summary.csv", "feedback"}
+OUTPUTS = {"grades.csv", "summary.csv", "feedback", "report.html"}
+METADATA_KEY = "kmbook"
 MIN_MATCH = 0.5
 
 
@@ -69,20 +81,66 @@ def _code(nb) -> list[tuple[int, str, list[str]]]:
     return out
 
 
-def identify(nb, sheets: list[Sheet]) -> Sheet | None:
-    """The sheet whose given cells the notebook contains best (at least half of them)."""
+def stamped_sheet(nb) -> str | None:
+    """The sheet named in the notebook's metadata (``make exercises`` stamps it)."""
+    meta = nb.get("metadata", {}).get(METADATA_KEY)
+    sheet = meta.get("sheet") if isinstance(meta, dict) else None
+    return sheet if isinstance(sheet, str) else None
+
+
+def identify(nb, sheets: list[Sheet], given: Sheet | None = None) -> Sheet | None:
+    """The notebook's sheet: from its metadata, else from its cells, else ``given``.
+
+    With ``given`` (``--sheet``): that sheet, unless the notebook holds at least half of
+    another sheet's given cells and more of them than of ``given``'s. Without: the sheet
+    whose given cells the notebook contains best (at least half of them, or the only best
+    match with any).
+    """
+    stamped = stamped_sheet(nb)
+    for sheet in sheets:
+        if sheet.name == stamped:
+            return sheet
     sources = [source for _, source, _ in _code(nb)]
     scored = sorted(((match(s, sources), s.name) for s in sheets), reverse=True)
+    best = next((s for s in sheets if scored and s.name == scored[0][1]), None)
+    if given is not None:
+        # another sheet only if the notebook holds more of its given cells than of ``given``'s
+        found = {normalise(s) for s in sources}
+        shared = {s.name: len(s.fingerprints & found) for s in sheets}
+        if (best is not None and best.name != given.name and scored[0][0] >= MIN_MATCH
+                and shared[best.name] > shared[given.name]):
+            return best
+        return given
     if scored and scored[0][0] >= MIN_MATCH:
-        return next(s for s in sheets if s.name == scored[0][1])
+        return best
+    if scored and scored[0][0] > 0 and (len(scored) == 1 or scored[1][0] < scored[0][0]):
+        return best
+    return None
+
+
+def _exercise_started(cell, sheet: Sheet) -> str | None:
+    """The label of the exercise a cell opens: its statement, or the stub of its answer."""
+    source = cell.source if isinstance(cell.source, str) else "".join(cell.source)
+    if cell.cell_type == "markdown":
+        for label, title in sheet.titles.items():
+            # MyST (":label:") or the plain notebook's heading "**Exercise 19** (Title)."
+            if f":label: {label}" in source or (title and f"** ({title})" in source):
+                return label
+    elif cell.cell_type == "code":
+        for label in sheet.titles:
+            if f"# Exercise {label}:" in source:
+                return label
     return None
 
 
 def student_steps(nb, sheet: Sheet) -> list:
-    """What to run: every code cell except the check cells.
+    """What to run: every code cell except check cells, and where to save the answers.
 
-    A check cell becomes the place where the answers its check reads are saved (a hidden
-    check goes with the visible check before it in the sheet).
+    A check cell of the sheet found unchanged in the notebook becomes the place where the
+    answers its check reads are saved (a hidden check goes with the visible check before it
+    in the sheet). The answers of a check whose cell the student edited or deleted are saved
+    when the notebook reaches the next exercise (its statement or its answer cell), or at
+    the end. Cells tagged ``check`` that differ from the sheet's are not run.
     """
     anchors: dict[str, list[int]] = {}
     last = None
@@ -91,13 +149,30 @@ def student_steps(nb, sheet: Sheet) -> list:
             last = normalise(check.source)
         if last is not None:
             anchors.setdefault(last, []).append(i)
+    present = {normalise(source) for _, source, _ in _code(nb)}
+    anchored = {i for key, ids in anchors.items() if key in present for i in ids}
+    order = {label: k for k, label in enumerate(sheet.titles)}
+    position = {i: order.get(c.exercise, -1) for i, c in enumerate(sheet.checks)}
+    waiting = [i for i in range(len(sheet.checks)) if i not in anchored]
     steps: list = []
-    for i, source, tags in _code(nb):
+    index = 0
+    for cell in nb.cells:
+        label = _exercise_started(cell, sheet)
+        if label is not None:
+            due = [i for i in waiting if position[i] < order[label]]
+            if due:
+                steps.append(["checks", due])
+                waiting = [i for i in waiting if i not in due]
+        if cell.cell_type != "code":
+            continue
+        index += 1
+        source = cell.source if isinstance(cell.source, str) else "".join(cell.source)
+        tags = cell.get("metadata", {}).get("tags", [])
         key = normalise(source)
         if key in anchors:
             steps.append(["checks", anchors[key]])
-        elif CHECK_TAG not in tags:
-            steps.append(["cell", [i, source]])
+        elif not (isinstance(tags, list) and CHECK_TAG in tags):
+            steps.append(["cell", [index, source]])
     return steps
 
 
@@ -106,39 +181,58 @@ def _rejected(student: str, sheet: Sheet, found: str, message: str) -> report.St
     return report.StudentResult(student, found, [row], notes=[message])
 
 
-def grade_one(student: str, nb, sheet: Sheet, limits: sandbox.Limits,
-              server: sandbox.ChecksServer | None = None) -> report.StudentResult:
+def grade_one(student: str, nb, sheet: Sheet, limits: sandbox.Limits, box: sandbox.Sandbox,
+              hide: tuple[str, ...] = ()) -> report.StudentResult:
     """Run one notebook of ``sheet`` and turn the results of its checks into rows."""
-    outcome = sandbox.grade_cells(student_steps(nb, sheet), sheet, limits, server)
+    outcome = box.grade_cells(student_steps(nb, sheet), sheet, limits)
     rows = []
     for check, result in zip(sheet.checks, outcome.results, strict=True):
         passed = bool(result.get("passed"))
         rows.append(report.Row(student, sheet.name, check.exercise, check.name,
                                check.points if passed else 0, check.points, passed,
-                               str(result.get("message", "")), hidden=check.hidden))
-    return report.StudentResult(student, sheet.name, rows, outcome.notes)
+                               sandbox.scrub(str(result.get("message", "")), hide),
+                               hidden=check.hidden))
+    notes = [sandbox.scrub(n, hide) for n in outcome.notes]
+    return report.StudentResult(student, sheet.name, rows, notes)
 
 
 def grade(folder: Path, sheet_path: Path | None = None, sheets_dir: Path = ROOT / "exercises",
-          limits: sandbox.Limits | None = None, jobs: int = 1) -> list[report.StudentResult]:
-    """Grade every submission in ``folder``; write the CSVs and feedback pages; return them."""
+          limits: sandbox.Limits | None = None, jobs: int = 1,
+          weak_sandbox: bool = False,
+          sandbox_mode: str | None = None) -> list[report.StudentResult]:
+    """Grade every submission in ``folder``; write the CSVs, feedback pages and class report.
+
+    Student code runs in the bubblewrap sandbox; without bubblewrap this raises
+    ``SystemExit`` unless ``weak_sandbox`` (the student's code can then read the
+    lecturer's files). ``sandbox_mode`` ("bwrap" or "weak") forces a mode (for tests).
+    """
     limits = limits or sandbox.Limits()
+    problem = sandbox.bwrap_problem()
+    if problem is not None and not weak_sandbox and sandbox_mode != "weak":
+        raise SystemExit(f"{sandbox.BWRAP_MISSING}.\n  {problem}\nRefusing to grade. Install "
+                         "bubblewrap, or ask for the weaker mode explicitly with --weak-sandbox "
+                         "(make grade WEAK_SANDBOX=1): student code then runs as `nobody` "
+                         "(when root) and can read, but not write, the lecturer's files.")
     known = [load_sheet(p) for p in sorted(sheets_dir.glob("*.md"))]
+    given = None
     if sheet_path is not None:
-        target = load_sheet(sheet_path)
-        known = [s for s in known if s.name != target.name] + [target]
+        given = load_sheet(sheet_path)
+        known = [s for s in known if s.name != given.name] + [given]
     files = submissions(folder)
     names = collections.Counter(p.stem for p in files)
     students = {p: (p.stem if names[p.stem] == 1 else p.name) for p in files}
     read = {p: read_notebook(p) for p in files}
-    found = {p: identify(nb, known) if nb is not None else None for p, (nb, _) in read.items()}
-    if sheet_path is None:
+    found = {p: identify(nb, known, given) if nb is not None else None
+             for p, (nb, _) in read.items()}
+    target = given
+    if target is None:
         votes = collections.Counter(s.name for s in found.values() if s is not None)
         if not votes:
             raise SystemExit(f"no submission in {folder} is a notebook of a sheet in {sheets_dir}")
         best = max(votes.values())
         name = min(n for n, v in votes.items() if v == best)
         target = next(s for s in known if s.name == name)
+    hide = (str(folder.resolve()), str(folder), str(sheets_dir.resolve()))
 
     def one(path: Path) -> report.StudentResult:
         student, (nb, why) = students[path], read[path]
@@ -148,20 +242,19 @@ def grade(folder: Path, sheet_path: Path | None = None, sheets_dir: Path = ROOT 
             other = found[path].name if found[path] is not None else "no known sheet"
             return _rejected(student, target, found[path].name if found[path] else "",
                              f"a notebook of {other}, not of the sheet graded here ({target.name})")
-        return grade_one(student, nb, target, limits, server)
+        return grade_one(student, nb, target, limits, box, hide)
 
-    server = sandbox.ChecksServer(target.imports)
-    try:
+    mode = sandbox_mode or ("weak" if problem is not None else "bwrap")
+    with sandbox.Sandbox(mode, target.imports) as box:
         with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
             results = sorted(pool.map(one, files), key=lambda r: r.student)
-    finally:
-        server.close()
     report.write_grades(folder / "grades.csv", results)
     report.write_summary(folder / "summary.csv", results, target.max_points, target.exercises)
     feedback = folder / "feedback"
     feedback.mkdir(exist_ok=True)
     for result in results:
         report.write_feedback(feedback / f"{result.student}.html", result, target.max_points)
+    report.write_class_report(folder / "report.html", results, target)
     return results
 
 
@@ -174,14 +267,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=int, default=120, help="seconds per notebook (120)")
     parser.add_argument("--memory-mb", type=int, default=2048, help="memory per notebook (2048)")
     parser.add_argument("--jobs", type=int, default=1, help="notebooks graded at once (1)")
+    parser.add_argument("--weak-sandbox", action="store_true",
+                        help="grade without bubblewrap: student code can READ your files")
     args = parser.parse_args(argv)
     start = time.perf_counter()
+    if sandbox.bwrap_problem() is not None and args.weak_sandbox:
+        print(f"warning: {sandbox.BWRAP_MISSING} ({sandbox.bwrap_problem()}); grading in the "
+              "weaker mode you asked for", file=sys.stderr)
     results = grade(args.submissions, args.sheet, args.sheets_dir,
-                    sandbox.Limits(timeout=args.timeout, memory_mb=args.memory_mb), args.jobs)
+                    sandbox.Limits(timeout=args.timeout, memory_mb=args.memory_mb), args.jobs,
+                    weak_sandbox=args.weak_sandbox)
     seconds = time.perf_counter() - start
-    sheets = sorted({r.sheet for r in results if r.sheet})
-    print(f"graded {len(results)} submissions ({', '.join(sheets)}) in {seconds:.1f} s: "
-          f"{args.submissions / 'grades.csv'}, summary.csv and feedback/")
+    sheet = next((r.sheet for r in results if r.rows and r.rows[0].check != "submission"), "")
+    print(f"graded {len(results)} submissions of {sheet or 'the sheet'} in {seconds:.1f} s: "
+          f"{args.submissions / 'grades.csv'}, summary.csv, report.html and feedback/")
     return 0
 
 

@@ -14,7 +14,18 @@ For every ``exercises/*.md`` (a MyST Markdown notebook) this writes
   lecturer-only: they are dropped from the student version and run only when
   grading (``scripts/grade.py``).
 
-Usage: ``python scripts/make_exercises.py --out _build/exercises`` (``make exercises``).
+Both carry the metadata ``{"kmbook": {"sheet": "<name>", "version": ...}}``, by which
+``scripts/grade.py`` recognises the sheet of a submission whatever its cells.
+
+Usage: ``python scripts/make_exercises.py --out _build/exercises``.
+
+The handouts: ``python scripts/make_exercises.py --from-site _build --out
+_build/exercises`` (``make exercises``, after ``make book``) writes instead the *plain*
+notebooks of the built site, the ones its pages and zip offer for download (MyST
+rewritten as ordinary Markdown with the site's numbers, see ``_ext/plain_notebook.py``),
+so they open in JupyterLab, Notebook, VS Code or Colab without extensions: the
+student versions are copied from ``<build>/html/_sources/exercises/`` and the solution
+versions from ``<build>/exercises-solutions/`` (written by ``_ext/kmbook.py``).
 """
 from __future__ import annotations
 
@@ -34,6 +45,7 @@ FENCE_OPEN = re.compile(
 SOLUTION_TAG = "solution"
 CHECK_TAG = "check"
 HIDDEN_CHECK_TAG = "hidden-check"
+METADATA_KEY = "kmbook"
 POINTS_KEY = "points"
 EXERCISE_LABEL = re.compile(
     r"^[`:]{3,}\{exercise(?:-start)?\}.*\n(?:\s*:[^\n]*\n)*?\s*:label:\s*(\S+)", re.M)
@@ -137,9 +149,20 @@ def exercise_labels(nb) -> list[str]:
     return EXERCISE_LABEL.findall(text)
 
 
-def student_version(nb):
-    """Return a copy of ``nb`` with every solution removed (see module docstring)."""
+def stamp(nb, sheet: str, version: str):
+    """Write the sheet's name and the version into the notebook's metadata; return ``nb``."""
+    nb.metadata[METADATA_KEY] = {"sheet": sheet, "version": version}
+    return nb
+
+
+def student_version(nb, sheet: str | None = None):
+    """Return a copy of ``nb`` with every solution removed (see module docstring).
+
+    With ``sheet`` (the page's name, e.g. ``06_representer``) the copy is stamped with it.
+    """
     out = copy.deepcopy(nb)
+    if sheet is not None:
+        stamp(out, sheet, "student")
     cells = []
     inside = False
     label = "?"
@@ -197,10 +220,35 @@ def generate(out_dir: Path, sources: list[Path] | None = None) -> list[tuple[Pat
     for src in sources:
         nb = jupytext.read(src, fmt="md:myst")
         paths = []
-        for kind, version in (("solutions", nb), ("student", student_version(nb))):
+        solutions = stamp(copy.deepcopy(nb), src.stem, "solutions")
+        for kind, version in (("solutions", solutions), ("student", student_version(nb, src.stem))):
             target = out_dir / kind / f"{src.stem}.ipynb"
             target.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(_as_ipynb(version), target)
+            paths.append(target)
+        written.append((paths[0], paths[1]))
+    return written
+
+
+def from_site(build: Path, out_dir: Path) -> list[tuple[Path, Path]]:
+    """Copy the built site's plain notebooks of every sheet; return their paths."""
+    import shutil
+
+    student_dir = build / "html" / "_sources" / "exercises"
+    solution_dir = build / "exercises-solutions"
+    names = [p.stem for p in sorted((ROOT / "exercises").glob("*.md"))]
+    missing = [n for n in names if not (student_dir / f"{n}.ipynb").is_file()
+               or not (solution_dir / f"{n}.ipynb").is_file()]
+    if missing:
+        raise SystemExit(f"the built site has no plain notebooks of {', '.join(missing)} "
+                         f"in {student_dir} and {solution_dir}: run make book first")
+    written = []
+    for name in names:
+        paths = []
+        for kind, folder in (("solutions", solution_dir), ("student", student_dir)):
+            target = out_dir / kind / f"{name}.ipynb"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(folder / f"{name}.ipynb", target)
             paths.append(target)
         written.append((paths[0], paths[1]))
     return written
@@ -210,8 +258,11 @@ def main(argv: list[str] | None = None) -> int:
     """Write the student and solution notebooks, listing each; return 0."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "_build" / "exercises"))
+    parser.add_argument("--from-site", type=Path, default=None,
+                        help="the build folder (_build): copy its plain notebooks")
     args = parser.parse_args(argv)
-    for paths in generate(Path(args.out)):
+    made = from_site(args.from_site, Path(args.out)) if args.from_site else generate(Path(args.out))
+    for paths in made:
         for path in paths:
             print(f"wrote {path}")
     return 0

@@ -10,6 +10,8 @@ folder, so a second execution would only repeat that run.
 """
 from __future__ import annotations
 
+import re
+
 import make_exercises
 import nbformat
 import pytest
@@ -99,3 +101,52 @@ def test_student_notebook_fails_every_check(src, generated):
     assert not other, f"{src.name}: checks failing for another reason than the checker: {other}"
     for cell in _tagged(nb, "student-answer"):
         assert _errors(cell)[0]["ename"] == "NotImplementedError"
+
+
+MYST_LEFTOVERS = re.compile(r"```\{|:::\{|:label:|\{prf:ref\}|\{doc\}|\{ref\}|\{numref\}|"
+                            r"\{solution|\{exercise|\{glue")
+
+
+class _AnyGlue(dict):
+    """Glued values for a conversion outside Sphinx: every key reads as 0.5."""
+
+    def __contains__(self, key) -> bool:
+        return True
+
+    def __getitem__(self, key) -> str:
+        return "0.5"
+
+
+@pytest.mark.parametrize("src", SOURCES, ids=lambda p: p.name)
+def test_solution_handout_is_plain_markdown(src):
+    """The conversion ``_ext/kmbook.py`` applies to write the solution handout: no MyST left,
+    the solution code kept, hidden checks dropped, the sheet stamped for the grader."""
+    import plain_notebook
+
+    nb = make_exercises.stamp(read(src), src.stem, "solutions")
+    plain = plain_notebook.convert(nb, plain_notebook.Lookups(glue=_AnyGlue()))
+    text = "\n".join(c.source for c in plain.cells if c.cell_type == "markdown")
+    assert not MYST_LEFTOVERS.findall(text), f"{src.name}: {MYST_LEFTOVERS.findall(text)[:5]}"
+    assert "**Solution.**" in text and "**Exercise" in text
+    assert _tagged(plain, "solution")
+    assert not any(make_exercises.is_hidden_check(c) for c in plain.cells)
+    assert plain.metadata["kmbook"] == {"sheet": src.stem, "version": "solutions"}
+
+
+def test_make_exercises_hands_out_the_sites_plain_notebooks(tmp_path):
+    """``make exercises`` copies the built site's plain notebooks: the student version is the
+    site's download byte for byte; neither version keeps MyST; both name their sheet."""
+    build = ROOT / "_build"
+    if not (build / "exercises-solutions").is_dir():
+        pytest.skip("the site is not built with this version of _ext/kmbook.py (make book)")
+    pairs = make_exercises.from_site(build, tmp_path)
+    assert len(pairs) == len(SOURCES)
+    for solution, student in pairs:
+        site = build / "html" / "_sources" / "exercises" / student.name
+        assert student.read_bytes() == site.read_bytes()
+        for path, version in ((solution, "solutions"), (student, "student")):
+            nb = nbformat.read(path, as_version=4)
+            text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+            assert not MYST_LEFTOVERS.findall(text), (path, MYST_LEFTOVERS.findall(text)[:5])
+            assert nb.metadata["kmbook"] == {"sheet": path.stem, "version": version}
+        assert not _tagged(nbformat.read(student, as_version=4), "solution")

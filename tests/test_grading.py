@@ -28,6 +28,8 @@ TINY_POINTS = {"tiny-ex-area": 2 + 1, "tiny-ex-square": 3, "tiny-ex-evens": 1}
 TINY_MAX = 7
 REPRESENTER_MAX = 11
 LIMITS = sandbox.Limits(timeout=4, memory_mb=1024, grace=2)
+# the bubblewrap sandbox where it works (CI installs it), else the weaker mode, asked for
+MODE = "bwrap" if sandbox.bwrap_problem() is None else "weak"
 
 
 def _cell(source: str):
@@ -110,7 +112,7 @@ def graded(tiny, tmp_path_factory):
         (folder / "not_a_notebook.ipynb").write_text("this is an essay, not a notebook\n")
         (folder / "photo.jpg").write_bytes(b"\xff\xd8\xff\xe0 not text")
         nbformat.write(other, folder / "other_sheet.ipynb")
-        grade.grade(folder, sheet_path=TINY, sheets_dir=SHEETS, limits=LIMITS)
+        grade.grade(folder, sheet_path=TINY, sheets_dir=SHEETS, limits=LIMITS, sandbox_mode=MODE)
         folders.append(folder)
     return folders, sentinel, sentinel_dir
 
@@ -242,7 +244,8 @@ def test_real_sheet_solution_stub_and_patched_checkers(tmp_path):
     nbformat.write(solution, folder / "solution.ipynb")
     nbformat.write(nbformat.read(stu_path, as_version=4), folder / "stub.ipynb")
     nbformat.write(patcher, folder / "patcher.ipynb")
-    grade.grade(folder, limits=sandbox.Limits(timeout=120, memory_mb=2048, grace=5))
+    grade.grade(folder, limits=sandbox.Limits(timeout=120, memory_mb=2048, grace=5),
+                sandbox_mode=MODE)
     totals = _totals(folder)
     assert totals == {"patcher": REPRESENTER_MAX - 2, "solution": REPRESENTER_MAX, "stub": 0}
     rows = {(r["student"], r["check"]): r for r in _read_csv(folder / "grades.csv")}
@@ -267,3 +270,82 @@ def test_hidden_checks_do_not_reach_the_solution_free_site(name):
             text = path.read_text(encoding="utf-8", errors="replace")
             leaked = [ln for ln in lines if ln in text]
             assert not leaked, f"{path.relative_to(site)} shows hidden check lines: {leaked}"
+
+
+def test_without_bubblewrap_grading_refuses_unless_asked(monkeypatch, tiny, tmp_path):
+    """No bwrap: `make grade` says so and stops; --weak-sandbox grades, and says so."""
+    solution = tiny[0]
+    nbformat.write(solution, tmp_path / "solution.ipynb")
+    monkeypatch.setattr(sandbox, "bwrap_problem", lambda: "bwrap is not installed")
+    with pytest.raises(SystemExit) as stop:
+        grade.grade(tmp_path, sheet_path=TINY, sheets_dir=SHEETS, limits=LIMITS)
+    assert "bwrap is not installed" in str(stop.value) and "--weak-sandbox" in str(stop.value)
+    assert not (tmp_path / "summary.csv").exists()
+    with pytest.raises(SystemExit):
+        grade.main([str(tmp_path), "--sheet", str(TINY), "--sheets-dir", str(SHEETS)])
+    grade.grade(tmp_path, sheet_path=TINY, sheets_dir=SHEETS, limits=LIMITS, weak_sandbox=True)
+    assert _totals(tmp_path) == {"solution": TINY_MAX}
+
+
+def test_generated_notebooks_name_their_sheet(tiny):
+    solution, student, other = tiny
+    assert solution.metadata["kmbook"] == {"sheet": "01_tiny", "version": "solutions"}
+    assert student.metadata["kmbook"] == {"sheet": "01_tiny", "version": "student"}
+    assert other.metadata["kmbook"]["sheet"] == "02_other"
+
+
+def test_the_sheet_comes_from_metadata_then_sheet_option_then_cells(tiny):
+    """A notebook with none of the sheet's cells is still recognised by its metadata, or by
+    --sheet; without either it is of no known sheet."""
+    solution, _, _ = tiny
+    sheets = [load_sheet(p) for p in sorted(SHEETS.glob("*.md"))]
+    tiny_sheet = next(s for s in sheets if s.name == "01_tiny")
+    bare = nbformat.v4.new_notebook(cells=[_cell("area = 3.14159")])
+    assert grade.identify(bare, sheets) is None
+    assert grade.identify(bare, sheets, given=tiny_sheet) is tiny_sheet
+    bare.metadata["kmbook"] = {"sheet": "02_other"}
+    assert grade.identify(bare, sheets, given=tiny_sheet).name == "02_other"
+    assert grade.identify(solution, sheets).name == "01_tiny"
+
+
+def test_edited_and_deleted_check_cells_still_earn_their_points(tiny, tmp_path):
+    """Check cells deleted (and, in another notebook, replaced by a print): full marks, since
+    the answers are read by name; the tiny sheet reuses no name across exercises, so the
+    answers are saved when the next exercise starts."""
+    solution, _, _ = tiny
+
+    def checks(nb, change):
+        nb = nbformat.from_dict(nb)
+        cells = []
+        for c in nb.cells:
+            if c.cell_type == "code" and "check" in c.metadata.get("tags", []):
+                c = change(c)
+            if c is not None:
+                cells.append(c)
+        nb.cells = cells
+        return nb
+
+    deleted = checks(solution, lambda c: None)
+    edited = checks(solution, lambda c: (c.update(source="print('Correct: trust me')") or c))
+    untagged = checks(solution, lambda c: nbformat.v4.new_code_cell("print('all correct')"))
+    wrong = _replace(deleted, "return x * x", "return 2 * x")
+    for name, nb in [("deleted", deleted), ("edited", edited), ("untagged", untagged),
+                     ("wrong", wrong)]:
+        del nb.metadata["kmbook"]  # recognised by --sheet (no check cell left to match)
+        nbformat.write(nb, tmp_path / f"{name}.ipynb")
+    grade.grade(tmp_path, sheet_path=TINY, sheets_dir=SHEETS, limits=LIMITS, sandbox_mode=MODE)
+    assert _totals(tmp_path) == {"deleted": TINY_MAX, "edited": TINY_MAX, "untagged": TINY_MAX,
+                                 "wrong": TINY_MAX - 3}
+
+
+def test_report_html_gives_class_statistics(graded):
+    """14 files, 11 notebooks of the tiny sheet. The 3-point square check passes for solution,
+    error_cell, deleter, printer, memory_hog and string_area: 6 of 11, mean 18 / 11 = 1.64;
+    the three notebooks stopped after the area exercise fail it with the same message."""
+    page = (graded[0][0] / "report.html").read_text(encoding="utf-8")
+    assert 'alt="Histogram of the totals of 14 submissions (of 7 points)' in page
+    assert ("<td>tiny-ex-square</td><td>check 3</td><td>1.64 / 3</td><td>55 %</td>"
+            "<td>NameError: name &#x27;square&#x27; is not defined (not defined by your notebook: "
+            "square) (3×)</td>") in page
+    assert "<tr><td>tiny-ex-square</td><td>1.64 / 3</td><td>55 %</td></tr>" in page
+    assert "(hidden)" in page

@@ -1,16 +1,18 @@
 """Run the lecturer's checks on one student's saved answers (the trusted half).
 
-Usage: ``python -I run_checks.py < job.json > results.json``, or ``--serve``: a server
-that imports the lecturer's modules once and then, for each job line on stdin, forks a
-child that takes the limits of a submission (``sandbox.Limits``), runs the checks and
-answers one line on stdout; forking from a warm process saves re-importing numpy,
-scipy and kmlib for every student. Started by ``scripts/grade.py``. The job (on stdin)
-holds the check cells of the lecturer's copy of the sheet, its import statements and
-the folder of answers written by ``run_student.py``. Each check runs in a fresh
-namespace: the sheet's imports (the lecturer's ``kmlib.book.exercises`` modules, imported
-here, never touched by the student's code) plus the student's answers decoded from
-JSON and ``.npy`` files without pickle. The result of each check is its printed line
-when it passes and its error message when it fails.
+Usage: ``python -I run_checks.py [--path LIB] < job.json > results.json`` (``LIB``: a folder
+put first on ``sys.path``, the lecturer's ``kmlib`` inside the sandbox), or ``--serve`` (the
+weaker mode without bubblewrap): a server that imports the lecturer's modules once and then,
+for each job line on stdin, forks a child that takes the limits of a submission
+(``sandbox.Limits``), runs the checks and answers one line on stdout; forking from a warm
+process saves re-importing numpy, scipy and kmlib for every student. Started by
+``scripts/grade.py``. The job (on stdin) holds the check cells of the lecturer's copy of the
+sheet, its import statements and the folder of answers written by ``run_student.py``. Each
+check runs in a fresh namespace: the sheet's imports (the lecturer's
+``kmlib.book.exercises`` modules, imported here, in a sandbox of their own when bubblewrap
+is used, never touched by the student's code) plus the student's answers decoded from JSON
+and ``.npy`` files without pickle. The result of each check is its printed line when it
+passes and its error message when it fails.
 """
 from __future__ import annotations
 
@@ -202,4 +204,6 @@ def serve() -> int:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--path"]:
+        sys.path.insert(0, sys.argv[2])
     sys.exit(serve() if sys.argv[1:] == ["--serve"] else main())

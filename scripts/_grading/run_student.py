@@ -1,6 +1,7 @@
 """Run one student's notebook cells and save the answers as plain data (the sandboxed half).
 
-Usage: ``python -I run_student.py JOB_DIR``. ``JOB_DIR/job.json`` holds the steps (a
+Usage: ``python -I run_student.py JOB_DIR [LIB]`` (``LIB``: a folder put first on
+``sys.path``, the staged ``kmlib`` without checkers). ``JOB_DIR/job.json`` holds the steps (a
 cell to run, or the place of a check cell: save now what those checks read, as the
 notebook's own check cell would see it), the names each check reads and the time
 limit; this script is started by ``scripts/grade.py``
@@ -167,4 +168,6 @@ def main(job_dir: str) -> int:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 2:
+        sys.path.insert(0, sys.argv[2])
     sys.exit(main(sys.argv[1]))

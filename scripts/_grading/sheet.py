@@ -19,6 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import make_exercises  # noqa: E402
 
 CHECK_CALL = re.compile(r"\b(check_\w+)\s*\(")
+EXERCISE_TITLE = re.compile(
+    r"^[`:]{3,}\{exercise(?:-start)?\}[ \t]*(?P<title>[^\n]*)\n(?:\s*:[^\n]*\n)*?"
+    r"\s*:label:\s*(?P<label>\S+)", re.M)
 
 
 @dataclass
@@ -42,6 +45,7 @@ class Sheet:
     checks: list[Check]
     imports: str  # every import statement of the sheet, run before each check
     fingerprints: set[str] = field(default_factory=set)
+    titles: dict[str, str] = field(default_factory=dict)  # exercise label -> title, in order
 
     @property
     def exercises(self) -> list[str]:
@@ -134,8 +138,11 @@ def load_sheet(path: Path) -> Sheet:
                             names=free_names(cell.source, bound)))
     if not checks:
         raise ValueError(f"{path}: no check cells (tag `check`) to grade")
+    titles = {m.group("label"): m.group("title").strip()
+              for c in nb.cells if c.cell_type == "markdown"
+              for m in EXERCISE_TITLE.finditer(c.source)}
     return Sheet(name=path.stem, path=path, checks=checks, imports=imports,
-                 fingerprints=fingerprints)
+                 fingerprints=fingerprints, titles=titles)
 
 
 def match(sheet: Sheet, code_sources: list[str]) -> float:
