@@ -149,16 +149,38 @@ def _wheel(root: Path, cache: Path) -> Path:
     return wheels[-1]
 
 
+def _requirement_name(spec: str) -> str:
+    import re
+
+    return re.split(r"[\s\[<>=!~;@]", spec.strip(), maxsplit=1)[0].lower().replace("_", "-")
+
+
 def _requirements(root: Path, wheel: Path) -> str:
+    """``requirements.txt`` of the downloads: kmlib from the wheel next to it, then its packages.
+
+    pip reads a ``--find-links`` folder of a requirements file relative to that file, so
+    ``pip install -r some/where/requirements.txt`` works from any folder (a path to the
+    wheel itself would be read relative to the current folder). The packages kmlib and its
+    ``notebooks`` extra need are listed once each, for the reader; pip takes the same
+    ones from the wheel's metadata.
+    """
     try:
         import tomllib
     except ImportError:  # pragma: no cover - Python 3.10
         import tomli as tomllib
     project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    lines = ["# Everything the notebooks need: kmlib (from the wheel next to this file)",
-             "# and the packages of its 'notebooks' extra.",
-             f"./{wheel.name}"]
-    lines += project.get("dependencies", []) + project["optional-dependencies"]["notebooks"]
+    version = wheel.name.split("-")[1]
+    lines = ["# Everything the notebooks need: kmlib from the wheel in this folder (pip looks",
+             "# for it in the folder of this file, whatever the current folder is) and the",
+             "# packages of its 'notebooks' extra.",
+             "--find-links .",
+             f"kmlib[notebooks]=={version}"]
+    seen = {"kmlib"}
+    for spec in project.get("dependencies", []) + project["optional-dependencies"]["notebooks"]:
+        name = _requirement_name(spec)
+        if name not in seen:
+            seen.add(name)
+            lines.append(spec)
     return "\n".join(lines) + "\n"
 
 
