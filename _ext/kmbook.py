@@ -105,6 +105,31 @@ def _drop_print_button(app, pagename, templatename, context, doctree) -> None:
                                 if b.get("label") != "download-pdf-button"]
 
 
+def _accessible_body(app, pagename, templatename, context, doctree) -> None:
+    """Fix three accessibility faults of the page body that come from the book's packages.
+
+    * myst-nb labels the "Show code cell source" toggles ``aria-label="Toggle hidden
+      content"``, a name that does not contain their visible text (axe
+      label-content-name-mismatch): the label goes, the visible text names them;
+    * docutils marks bibliography entries ``role="doc-biblioentry"``, deprecated in
+      DPUB-ARIA 1.1 (aria-deprecated-role), inside a ``role="list"``: they become
+      ``role="listitem"``;
+    * sphinx-proof gives every unlabelled proof ``id="proof"``, so a chapter repeats
+      one id: each gets its own (``proof-1``, ``proof-2``, ...).
+    """
+    import re
+
+    body = context.get("body")
+    if not body:
+        return
+    body = body.replace('<summary aria-label="Toggle hidden content">', "<summary>")
+    body = body.replace('role="doc-biblioentry"', 'role="listitem"')
+    count = iter(range(1, 1_000_000))
+    body = re.sub(r'(<div class="proof[^"]*") id="proof"',
+                  lambda m: f'{m.group(1)} id="proof-{next(count)}"', body)
+    context["body"] = body
+
+
 def _drop_thebe(app, pagename, templatename, context, doctree) -> None:
     """The book launches no live kernels: drop sphinx-thebe's scripts.
 
@@ -184,9 +209,91 @@ def _requirements(root: Path, wheel: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+TEX_WORDS = {
+    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε",
+    "zeta": "ζ", "eta": "η", "theta": "θ", "vartheta": "ϑ", "iota": "ι", "kappa": "κ",
+    "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π", "rho": "ρ", "sigma": "σ",
+    "tau": "τ", "upsilon": "υ", "phi": "φ", "varphi": "φ", "chi": "χ", "psi": "ψ",
+    "omega": "ω", "Gamma": "Γ", "Delta": "Δ", "Theta": "Θ", "Lambda": "Λ", "Xi": "Ξ",
+    "Pi": "Π", "Sigma": "Σ", "Phi": "Φ", "Psi": "Ψ", "Omega": "Ω",
+    "sum": "∑", "prod": "∏", "int": "∫", "infty": "∞", "partial": "∂", "nabla": "∇",
+    "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "ne": "≠", "neq": "≠", "approx": "≈",
+    "sim": "∼", "simeq": "≃", "equiv": "≡", "propto": "∝", "ll": "≪", "gg": "≫",
+    "in": "∈", "notin": "∉", "subset": "⊂", "subseteq": "⊆", "cup": "∪", "cap": "∩",
+    "emptyset": "∅", "forall": "∀", "exists": "∃", "to": "→", "mapsto": "↦",
+    "rightarrow": "→", "Rightarrow": "⇒", "iff": "⇔", "leftarrow": "←", "times": "×",
+    "cdot": "·", "cdots": "⋯", "ldots": "…", "dots": "…", "pm": "±", "circ": "∘",
+    "otimes": "⊗", "oplus": "⊕", "langle": "⟨", "rangle": "⟩", "|": "‖", "Vert": "‖",
+    "lVert": "‖", "rVert": "‖", "vert": "|", "lvert": "|", "rvert": "|", "succ": "≻",
+    "succeq": "⪰", "preceq": "⪯", "top": "ᵀ", "prime": "′", "ell": "ℓ", "star": "⋆",
+    "sqrt": "√", "min": "min", "max": "max", "sup": "sup", "inf": "inf", "log": "log",
+    "exp": "exp", "det": "det", "tr": "tr", "operatorname": "", "mathrm": "", "text": "",
+    "textrm": "", "mathbf": "", "boldsymbol": "", "mathcal": "", "mathbb": "", "hat": "",
+    "tilde": "", "bar": "", "widehat": "", "widetilde": "", "overline": "", "frac": "",
+    "tfrac": "", "dfrac": "", "left": "", "right": "", "big": "", "Big": "", "bigg": "",
+    "Bigg": "", "quad": " ", "qquad": " ", ",": " ", ";": " ", "!": "", " ": " ",
+}
+DOUBLE_STRUCK = {"R": "ℝ", "N": "ℕ", "Z": "ℤ", "Q": "ℚ", "C": "ℂ", "E": "𝔼", "P": "ℙ"}
+
+
+def tex_to_text(tex: str) -> str:
+    """A formula as readable text for search excerpts: ``\\lambda\\|f\\|`` -> ``λ‖f‖``."""
+    import re
+
+    text = re.sub(r"\\mathbb\s*\{?\s*([A-Z])\}?",
+                  lambda m: DOUBLE_STRUCK.get(m.group(1), m.group(1)), tex)
+    text = re.sub(r"\\([A-Za-z]+|[|,;! ])",
+                  lambda m: TEX_WORDS.get(m.group(1), m.group(1)), text)
+    text = re.sub(r"\\(.)", r"\1", text)           # \{ \} \_ and the like
+    text = text.replace("{", "").replace("}", "").replace("&", "")
+    return " ".join(text.split())
+
+
+def _page_text(doctree) -> str:
+    from docutils import nodes
+
+    parts: list[str] = []
+
+    def walk(node) -> None:
+        if isinstance(node, (nodes.math, nodes.math_block)):
+            parts.append(" " + tex_to_text(node.astext()) + " ")
+        elif isinstance(node, nodes.Text):
+            parts.append(str(node))
+        elif isinstance(node, (nodes.comment, nodes.raw, nodes.system_message,
+                               nodes.substitution_definition, nodes.target)):
+            return
+        else:
+            block = isinstance(node, (nodes.Structural, nodes.Body, nodes.title))
+            if block:
+                parts.append(" ")
+            for child in node.children:
+                walk(child)
+            if block:
+                parts.append(" ")
+
+    walk(doctree)
+    return " ".join("".join(parts).split())
+
+
+def _write_search_text(app) -> None:
+    """``_static/kmbook-search-text.js``: every page's text for the search excerpts."""
+    import json
+
+    texts = {}
+    for doc in sorted(app.env.found_docs):
+        try:
+            texts[doc] = _page_text(app.env.get_doctree(doc))
+        except FileNotFoundError:  # a page Sphinx did not write
+            continue
+    target = Path(app.outdir) / "_static" / "kmbook-search-text.js"
+    target.write_text("window.KMBOOK_SEARCH_TEXT = " + json.dumps(texts, ensure_ascii=False)
+                      + ";\n", encoding="utf-8")
+
+
 def _write_downloads(app, exception) -> None:
     if exception is not None or app.builder.format != "html":
         return
+    _write_search_text(app)
     # browsers ask for /favicon.ico on pages without an icon link (the index redirect)
     icon = Path(app.srcdir) / "_static" / "favicon.ico"
     if icon.is_file():
@@ -213,5 +320,6 @@ def setup(app):
     app.connect("html-page-context", _offer_ipynb, priority=500)
     app.connect("html-page-context", _drop_print_button, priority=502)
     app.connect("html-page-context", _drop_thebe, priority=502)
+    app.connect("html-page-context", _accessible_body, priority=502)
     app.connect("build-finished", _write_downloads)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "0.2"}
