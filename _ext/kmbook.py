@@ -130,6 +130,28 @@ def _accessible_body(app, pagename, templatename, context, doctree) -> None:
     context["body"] = body
 
 
+def _exercise_numbers_per_sheet(app, env) -> list[str]:
+    """Number exercises per sheet: Exercise 4.1 ... 4.6 on sheet ``exercises/04_*``.
+
+    sphinx-exercise numbers exercises through the whole book (sheet 4 would hold
+    Exercises 19-24), because the exercise sheets are not a numbered part of the table
+    of contents. Once Sphinx has assigned the numbers, each sheet's exercises get its
+    sheet number and their order on the sheet. The website, the references to them, the
+    plain notebooks and the PDF all read the numbers from here.
+    """
+    import re
+
+    for doc, by_type in env.toc_fignumbers.items():
+        sheet = re.match(r"^exercises/(\d+)_", doc)
+        exercises = by_type.get("exercise") if sheet else None
+        if not exercises:
+            continue
+        order = sorted(exercises, key=lambda node_id: exercises[node_id])
+        for k, node_id in enumerate(order, start=1):
+            exercises[node_id] = (int(sheet.group(1)), k)
+    return []
+
+
 def _drop_thebe(app, pagename, templatename, context, doctree) -> None:
     """The book launches no live kernels: drop sphinx-thebe's scripts.
 
@@ -322,4 +344,6 @@ def setup(app):
     app.connect("html-page-context", _drop_thebe, priority=502)
     app.connect("html-page-context", _accessible_body, priority=502)
     app.connect("build-finished", _write_downloads)
+    # after Sphinx's own numbering (TocTreeCollector, priority 500)
+    app.connect("env-get-updated", _exercise_numbers_per_sheet, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "0.2"}

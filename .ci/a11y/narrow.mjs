@@ -111,7 +111,8 @@ try {
       await page.waitForTimeout(1500);   // the excerpts arrive after the result list
       const r = await page.evaluate(() => {
         const items = [...document.querySelectorAll("#search-results li")];
-        const excerpts = items.map((li) => (li.querySelector("p.context") || {}).textContent || "");
+        // an API object shows its description (a span) instead of an excerpt, by design
+        const excerpts = items.map((li) => (li.querySelector("p.context, span") || {}).textContent || "");
         return { items: items.length, excerpts };
       });
       if (r.items === 0) found.push("no result");
