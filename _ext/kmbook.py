@@ -141,6 +141,7 @@ def _exercise_numbers_per_sheet(app, env) -> list[str]:
     """
     import re
 
+    final: dict[str, dict[str, tuple[int, int]]] = {}
     for doc, by_type in env.toc_fignumbers.items():
         sheet = re.match(r"^exercises/(\d+)_", doc)
         exercises = by_type.get("exercise") if sheet else None
@@ -149,6 +150,13 @@ def _exercise_numbers_per_sheet(app, env) -> list[str]:
         order = sorted(exercises, key=lambda node_id: exercises[node_id])
         for k, node_id in enumerate(order, start=1):
             exercises[node_id] = (int(sheet.group(1)), k)
+        final[doc] = dict(exercises)
+    # Sphinx numbers the exercises afresh on every build, so it sees the sheets' numbers
+    # change and writes them again; when the numbers themselves changed, every page is
+    # written again (chapters refer to exercises by number)
+    if getattr(env, "kmbook_exercise_numbers", None) != final:
+        env.kmbook_exercise_numbers = final
+        return sorted(env.found_docs)
     return []
 
 
