@@ -116,6 +116,61 @@ def _drop_print_button(app, pagename, templatename, context, doctree) -> None:
                                 if b.get("label") != "download-pdf-button"]
 
 
+def _accessible_body(app, pagename, templatename, context, doctree) -> None:
+    """Fix three accessibility faults of the page body that come from the book's packages.
+
+    * myst-nb labels the "Show code cell source" toggles ``aria-label="Toggle hidden
+      content"``, a name that does not contain their visible text (axe
+      label-content-name-mismatch): the label goes, the visible text names them;
+    * docutils marks bibliography entries ``role="doc-biblioentry"``, deprecated in
+      DPUB-ARIA 1.1 (aria-deprecated-role), inside a ``role="list"``: they become
+      ``role="listitem"``;
+    * sphinx-proof gives every unlabelled proof ``id="proof"``, so a chapter repeats
+      one id: each gets its own (``proof-1``, ``proof-2``, ...).
+    """
+    import re
+
+    body = context.get("body")
+    if not body:
+        return
+    body = body.replace('<summary aria-label="Toggle hidden content">', "<summary>")
+    body = body.replace('role="doc-biblioentry"', 'role="listitem"')
+    count = iter(range(1, 1_000_000))
+    body = re.sub(r'(<div class="proof[^"]*") id="proof"',
+                  lambda m: f'{m.group(1)} id="proof-{next(count)}"', body)
+    context["body"] = body
+
+
+def _exercise_numbers_per_sheet(app, env) -> list[str]:
+    """Number exercises per sheet: Exercise 4.1 ... 4.6 on sheet ``exercises/04_*``.
+
+    sphinx-exercise numbers exercises through the whole book (sheet 4 would hold
+    Exercises 19-24), because the exercise sheets are not a numbered part of the table
+    of contents. Once Sphinx has assigned the numbers, each sheet's exercises get its
+    sheet number and their order on the sheet. The website, the references to them, the
+    plain notebooks and the PDF all read the numbers from here.
+    """
+    import re
+
+    final: dict[str, dict[str, tuple[int, int]]] = {}
+    for doc, by_type in env.toc_fignumbers.items():
+        sheet = re.match(r"^exercises/(\d+)_", doc)
+        exercises = by_type.get("exercise") if sheet else None
+        if not exercises:
+            continue
+        order = sorted(exercises, key=lambda node_id: exercises[node_id])
+        for k, node_id in enumerate(order, start=1):
+            exercises[node_id] = (int(sheet.group(1)), k)
+        final[doc] = dict(exercises)
+    # Sphinx numbers the exercises afresh on every build, so it sees the sheets' numbers
+    # change and writes them again; when the numbers themselves changed, every page is
+    # written again (chapters refer to exercises by number)
+    if getattr(env, "kmbook_exercise_numbers", None) != final:
+        env.kmbook_exercise_numbers = final
+        return sorted(env.found_docs)
+    return []
+
+
 def _drop_thebe(app, pagename, templatename, context, doctree) -> None:
     """The book launches no live kernels: drop sphinx-thebe's scripts.
 
@@ -160,22 +215,126 @@ def _wheel(root: Path, cache: Path) -> Path:
     return wheels[-1]
 
 
+def _requirement_name(spec: str) -> str:
+    import re
+
+    return re.split(r"[\s\[<>=!~;@]", spec.strip(), maxsplit=1)[0].lower().replace("_", "-")
+
+
 def _requirements(root: Path, wheel: Path) -> str:
+    """``requirements.txt`` of the downloads: kmlib from the wheel next to it, then its packages.
+
+    pip reads a ``--find-links`` folder of a requirements file relative to that file, so
+    ``pip install -r some/where/requirements.txt`` works from any folder (a path to the
+    wheel itself would be read relative to the current folder). The packages kmlib and its
+    ``notebooks`` extra need are listed once each, for the reader; pip takes the same
+    ones from the wheel's metadata.
+    """
     try:
         import tomllib
     except ImportError:  # pragma: no cover - Python 3.10
         import tomli as tomllib
     project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    lines = ["# Everything the notebooks need: kmlib (from the wheel next to this file)",
-             "# and the packages of its 'notebooks' extra.",
-             f"./{wheel.name}"]
-    lines += project.get("dependencies", []) + project["optional-dependencies"]["notebooks"]
+    version = wheel.name.split("-")[1]
+    lines = ["# Everything the notebooks need: kmlib from the wheel in this folder (pip looks",
+             "# for it in the folder of this file, whatever the current folder is) and the",
+             "# packages of its 'notebooks' extra.",
+             "--find-links .",
+             f"kmlib[notebooks]=={version}"]
+    seen = {"kmlib"}
+    for spec in project.get("dependencies", []) + project["optional-dependencies"]["notebooks"]:
+        name = _requirement_name(spec)
+        if name not in seen:
+            seen.add(name)
+            lines.append(spec)
     return "\n".join(lines) + "\n"
+
+
+TEX_WORDS = {
+    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε",
+    "zeta": "ζ", "eta": "η", "theta": "θ", "vartheta": "ϑ", "iota": "ι", "kappa": "κ",
+    "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π", "rho": "ρ", "sigma": "σ",
+    "tau": "τ", "upsilon": "υ", "phi": "φ", "varphi": "φ", "chi": "χ", "psi": "ψ",
+    "omega": "ω", "Gamma": "Γ", "Delta": "Δ", "Theta": "Θ", "Lambda": "Λ", "Xi": "Ξ",
+    "Pi": "Π", "Sigma": "Σ", "Phi": "Φ", "Psi": "Ψ", "Omega": "Ω",
+    "sum": "∑", "prod": "∏", "int": "∫", "infty": "∞", "partial": "∂", "nabla": "∇",
+    "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "ne": "≠", "neq": "≠", "approx": "≈",
+    "sim": "∼", "simeq": "≃", "equiv": "≡", "propto": "∝", "ll": "≪", "gg": "≫",
+    "in": "∈", "notin": "∉", "subset": "⊂", "subseteq": "⊆", "cup": "∪", "cap": "∩",
+    "emptyset": "∅", "forall": "∀", "exists": "∃", "to": "→", "mapsto": "↦",
+    "rightarrow": "→", "Rightarrow": "⇒", "iff": "⇔", "leftarrow": "←", "times": "×",
+    "cdot": "·", "cdots": "⋯", "ldots": "…", "dots": "…", "pm": "±", "circ": "∘",
+    "otimes": "⊗", "oplus": "⊕", "langle": "⟨", "rangle": "⟩", "|": "‖", "Vert": "‖",
+    "lVert": "‖", "rVert": "‖", "vert": "|", "lvert": "|", "rvert": "|", "succ": "≻",
+    "succeq": "⪰", "preceq": "⪯", "top": "ᵀ", "prime": "′", "ell": "ℓ", "star": "⋆",
+    "sqrt": "√", "min": "min", "max": "max", "sup": "sup", "inf": "inf", "log": "log",
+    "exp": "exp", "det": "det", "tr": "tr", "operatorname": "", "mathrm": "", "text": "",
+    "textrm": "", "mathbf": "", "boldsymbol": "", "mathcal": "", "mathbb": "", "hat": "",
+    "tilde": "", "bar": "", "widehat": "", "widetilde": "", "overline": "", "frac": "",
+    "tfrac": "", "dfrac": "", "left": "", "right": "", "big": "", "Big": "", "bigg": "",
+    "Bigg": "", "quad": " ", "qquad": " ", ",": " ", ";": " ", "!": "", " ": " ",
+}
+DOUBLE_STRUCK = {"R": "ℝ", "N": "ℕ", "Z": "ℤ", "Q": "ℚ", "C": "ℂ", "E": "𝔼", "P": "ℙ"}
+
+
+def tex_to_text(tex: str) -> str:
+    """A formula as readable text for search excerpts: ``\\lambda\\|f\\|`` -> ``λ‖f‖``."""
+    import re
+
+    text = re.sub(r"\\mathbb\s*\{?\s*([A-Z])\}?",
+                  lambda m: DOUBLE_STRUCK.get(m.group(1), m.group(1)), tex)
+    text = re.sub(r"\\([A-Za-z]+|[|,;! ])",
+                  lambda m: TEX_WORDS.get(m.group(1), m.group(1)), text)
+    text = re.sub(r"\\(.)", r"\1", text)           # \{ \} \_ and the like
+    text = text.replace("{", "").replace("}", "").replace("&", "")
+    return " ".join(text.split())
+
+
+def _page_text(doctree) -> str:
+    from docutils import nodes
+
+    parts: list[str] = []
+
+    def walk(node) -> None:
+        if isinstance(node, (nodes.math, nodes.math_block)):
+            parts.append(" " + tex_to_text(node.astext()) + " ")
+        elif isinstance(node, nodes.Text):
+            parts.append(str(node))
+        elif isinstance(node, (nodes.comment, nodes.raw, nodes.system_message,
+                               nodes.substitution_definition, nodes.target)):
+            return
+        else:
+            block = isinstance(node, (nodes.Structural, nodes.Body, nodes.title))
+            if block:
+                parts.append(" ")
+            for child in node.children:
+                walk(child)
+            if block:
+                parts.append(" ")
+
+    walk(doctree)
+    return " ".join("".join(parts).split())
+
+
+def _write_search_text(app) -> None:
+    """``_static/kmbook-search-text.js``: every page's text for the search excerpts."""
+    import json
+
+    texts = {}
+    for doc in sorted(app.env.found_docs):
+        try:
+            texts[doc] = _page_text(app.env.get_doctree(doc))
+        except FileNotFoundError:  # a page Sphinx did not write
+            continue
+    target = Path(app.outdir) / "_static" / "kmbook-search-text.js"
+    target.write_text("window.KMBOOK_SEARCH_TEXT = " + json.dumps(texts, ensure_ascii=False)
+                      + ";\n", encoding="utf-8")
 
 
 def _write_downloads(app, exception) -> None:
     if exception is not None or app.builder.format != "html":
         return
+    _write_search_text(app)
     # browsers ask for /favicon.ico on pages without an icon link (the index redirect)
     icon = Path(app.srcdir) / "_static" / "favicon.ico"
     if icon.is_file():
@@ -202,5 +361,8 @@ def setup(app):
     app.connect("html-page-context", _offer_ipynb, priority=500)
     app.connect("html-page-context", _drop_print_button, priority=502)
     app.connect("html-page-context", _drop_thebe, priority=502)
+    app.connect("html-page-context", _accessible_body, priority=502)
     app.connect("build-finished", _write_downloads)
+    # after Sphinx's own numbering (TocTreeCollector, priority 500)
+    app.connect("env-get-updated", _exercise_numbers_per_sheet, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "0.2"}

@@ -148,8 +148,52 @@ def _roles(line: str, look: Lookups) -> str:
     return ROLE.sub(lambda m: _role(m.group("name"), m.group("body"), look), line)
 
 
+MATH_ENV = re.compile(r"^\s*\\begin\{(?P<env>[\w*]+)\}")
+
+
 def _quote(lines: list[str]) -> list[str]:
-    return [("> " + ln) if ln.strip() else ">" for ln in lines]
+    """Quote ``lines`` as a Markdown block quote, leaving display math outside it.
+
+    JupyterLab, the classic Notebook and VS Code take the math out of a Markdown
+    cell before they parse the Markdown, so a ``>`` in front of a line of a
+    display equation ends up inside the equation (stray ``>`` in the formula).
+    The quote is therefore closed before each display equation (``$$`` ... ``$$``
+    or an amsmath environment) and opened again after it.
+    """
+    out: list[str] = []
+    closing: str | None = None  # what ends the display math being copied
+    for ln in lines:
+        stripped = ln.strip()
+        if closing is None:
+            env = MATH_ENV.match(ln)
+            if stripped.startswith("$$"):
+                closing = "" if stripped.endswith("$$") and len(stripped) > 2 else "$$"
+            elif env:
+                end = f"\\end{{{env.group('env')}}}"
+                closing = "" if stripped.endswith(end) else end
+            if closing is not None:
+                if out and out[-1] != "":
+                    out.append("")
+                out.append(ln)
+                if closing == "":
+                    closing = None
+                    out.append("")
+                continue
+            out.append(("> " + ln) if stripped else ">")
+            continue
+        out.append(ln)
+        if stripped.endswith(closing):
+            closing = None
+            out.append("")
+    # a quote marker alone next to the math would open an empty quote line
+    cleaned: list[str] = []
+    for k, ln in enumerate(out):
+        if ln == ">" and (k == 0 or k + 1 == len(out) or out[k - 1] == "" or out[k + 1] == ""):
+            ln = ""
+        if ln == ">" and cleaned and cleaned[-1] == ">":
+            continue
+        cleaned.append(ln)
+    return cleaned
 
 
 def _directive(name: str, arg: str, options: dict[str, str], body: list[str],
@@ -180,7 +224,7 @@ def _directive(name: str, arg: str, options: dict[str, str], body: list[str],
     if name == "math":
         number = look.numbers.get(label, ("", ""))[1] if label else ""
         tag = [f"\\tag{{{number}}}"] if number else []
-        return ["$$"] + body + tag + ["$$"]
+        return ["$$"] + [_math_line(ln) for ln in body] + tag + ["$$"]
     if name in {"code", "code-block", "sourcecode"}:
         return [f"```{arg.strip()}"] + body + ["```"]
     if name in {"figure", "image"}:
@@ -265,9 +309,18 @@ def _convert_lines(lines: list[str], i: int, closing: str | None,
                 out.append("$$" + body + (f" \\tag{{{number}}}" if number else "") + "$$")
                 i += 1
                 continue
-        out.append(line if in_math else _roles(line, look))
+        out.append(_math_line(line) if in_math else _roles(line, look))
         i += 1
     return out, i
+
+
+def _math_line(line: str) -> str:
+    """A line of display math; one that starts with ``>`` (greater than) gets a ``{}`` first.
+
+    Otherwise a Markdown renderer that parses the cell before the math would read the
+    ``>`` as a block quote.
+    """
+    return re.sub(r"^(\s*)>", r"\1{}>", line)
 
 
 def _is_glue_output(output) -> bool:
@@ -326,6 +379,20 @@ def convert(nb, look: Lookups, *, collapse_tags=("hide-input",)):
 
 
 # --------------------------------------------------------------------------- sphinx side
+def bibtex_text(text: str) -> str:
+    """Plain Unicode for a BibTeX field: ``Sch{\\"o}lkopf`` -> ``Schölkopf``, ``--`` -> ``–``.
+
+    The accents and special letters are decoded by latexcodec (which pybtex
+    depends on); the braces that protect capitals are dropped.
+    """
+    import codecs
+
+    import latexcodec  # noqa: F401 - registers the "ulatex" codec
+
+    decoded = codecs.decode(text, "ulatex")
+    return re.sub(r"[{}]", "", decoded).replace("\\", "")
+
+
 def _citation_formatter(bibfiles: list[str]):
     """``cite(key, textual)``: "Hastie et al. (2009)" / "Hastie et al., 2009" / full entry."""
     from pybtex.database import parse_file
@@ -339,7 +406,7 @@ def _citation_formatter(bibfiles: list[str]):
         return [" ".join(p.last_names) for p in people]
 
     def latex_free(text: str) -> str:
-        return re.sub(r"[{}\\]", "", text)
+        return bibtex_text(text)
 
     def cite(key: str, textual: bool | None) -> str:
         entry = entries.get(key)

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import make_exercises  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-COPIED = ["_toc.yml", "_ext", "_latex", "_static", "references.bib", "scripts"]
+COPIED = ["_toc.yml", "_ext", "_latex", "_static", "_templates", "references.bib", "scripts"]
 
 
 def _toc_files(toc: dict) -> list[str]:

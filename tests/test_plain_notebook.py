@@ -5,9 +5,12 @@ should see, written out by hand from what the website shows.
 """
 from __future__ import annotations
 
+import re
+
 import nbformat
 import plain_notebook as pn
 import pytest
+from _notebooks import ROOT, myst_notebooks, read
 
 
 def _look(**kw):
@@ -45,7 +48,7 @@ def test_theorem_box_becomes_numbered_bold_heading_and_quote():
     plain = pn.convert_markdown(myst, _look())
     assert plain.splitlines()[0] == "> **Theorem 3.2** (Push-through)."
     assert "> For all $x$," in plain
-    assert "> \\tag{3.4}" in plain and "{prf:" not in plain and "(eq-a)" not in plain
+    assert "\\tag{3.4}" in plain.splitlines() and "{prf:" not in plain and "(eq-a)" not in plain
 
 
 def test_proof_ends_with_a_square_and_admonition_keeps_its_title():
@@ -77,3 +80,114 @@ def test_notebook_conversion_drops_glue_outputs_collapses_pins_and_adds_captions
     assert out.cells[2].source == "**Figure 3.1.** What to see."
     assert out.cells[3].metadata["jupyter"]["source_hidden"] is True
     nbformat.validate(out)
+
+
+# ------------------------------------------------------------ display math and citations
+# JupyterLab, Notebook and VS Code take the math out of a Markdown cell before parsing the
+# Markdown: a ">" in front of a line of a display equation shows up inside the formula.
+QUOTE = re.compile(r"^\s*(?:>\s?)+")
+BIBTEX_LEFTOVER = re.compile(r"\\|[{}]|[A-Za-z][\"'`^~=][aeiouAEIOU]|[A-Za-z]\"[a-z]")
+
+
+def quoted_math_lines(markdown: str) -> list[str]:
+    """Lines of ``markdown`` that put a ``>`` in front of display math (or inside it)."""
+    bad, in_math, env = [], False, None
+    for line in markdown.splitlines():
+        quoted = QUOTE.match(line)
+        body = line[quoted.end():] if quoted else line.strip()
+        starts_math = body.startswith(("$$", "\\begin{", "\\tag"))
+        if quoted and (in_math or env or starts_math):
+            bad.append(line)
+        if env:
+            env = None if f"\\end{{{env}}}" in body else env
+            continue
+        m = re.match(r"\\begin\{([\w*]+)\}", body)
+        if not in_math and m and f"\\end{{{m.group(1)}}}" not in body:
+            env = m.group(1)
+        if body.count("$$") % 2 == 1 and (in_math or body.lstrip().startswith("$$")):
+            in_math = not in_math
+        elif not in_math and body.lstrip().startswith("$$") and body.count("$$") == 1:
+            in_math = True
+    return bad
+
+
+def test_display_math_in_a_box_is_outside_the_block_quote():
+    myst = ("```{prf:theorem} Push-through\n:label: thm-a\n\nFor all $x$,\n\n$$\nx = x\n"
+            "$$ (eq-a)\n\nand $y$.\n\n:::{note}\nNested\n\\begin{align}\na &= b\n\\end{align}\n"
+            "after\n:::\n```")
+    plain = pn.convert_markdown(myst, _look())
+    assert quoted_math_lines(plain) == [], plain
+    lines = plain.splitlines()
+    assert lines[0] == "> **Theorem 3.2** (Push-through)."
+    assert "\\tag{3.4}" in lines and "x = x" in lines and "a &= b" in lines
+    assert "> and $y$." in lines and "> > after" in lines
+    # a "greater than" at the start of a line of math is not read as a quote
+    assert pn.convert_markdown("$$\nx\n> y\n$$", _look()) == "$$\nx\n{}> y\n$$"
+    # the checker itself sees the old form
+    assert quoted_math_lines("> For\n>\n> $$\n> x\n> $$") == ["> $$", "> x", "> $$"]
+
+
+@pytest.mark.parametrize("bibtex, text", [
+    ('Sch{\\"o}lkopf, Bernhard', "Schölkopf, Bernhard"),
+    ("Canu, St{\\'e}phane", "Canu, Stéphane"),
+    ("Mat{\\'e}rn, Bertil", "Matérn, Bertil"),
+    ('mit unendlich vielen Ver{\\"a}nderlichen', "mit unendlich vielen Veränderlichen"),
+    ("Sankhy{\\=a}: The Indian Journal", "Sankhyā: The Indian Journal"),
+    ("Lata{\\l}a, Rafa{\\l} and Alpayd{\\i}n", "Latała, Rafał and Alpaydın"),
+    ("On the {N}ystr{\\\"o}m Method, pages 1--10", "On the Nyström Method, pages 1–10"),
+])
+def test_bibtex_accents_become_unicode(bibtex, text):
+    assert pn.bibtex_text(bibtex) == text
+
+
+class _AnyGlue(dict):
+    def __contains__(self, key):
+        return True
+
+    def __getitem__(self, key):
+        return "0"
+
+
+SOURCES = myst_notebooks("chapters", "exercises")
+
+
+@pytest.fixture(scope="module")
+def cite():
+    return pn._citation_formatter([str(ROOT / "references.bib")])
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=[f"{p.parent.name}/{p.stem}" for p in SOURCES])
+def test_every_page_converts_without_quoted_math_or_bibtex_escapes(path, cite):
+    """Every Markdown cell of every chapter and sheet, converted as the build does."""
+    look = _look(glue=_AnyGlue(), numbers={}, targets={}, cite=cite,
+                 docname=f"{path.parent.name}/{path.stem}")
+    nb = read(path)
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        plain = pn.convert_markdown(cell.source, look)
+        assert quoted_math_lines(plain) == [], f"{path.name}: {plain[:300]}"
+    for key in look.cited:
+        for textual in (True, False, None):
+            shown = cite(key, textual).replace("*", "")
+            assert not BIBTEX_LEFTOVER.search(shown), f"{path.name}: {key}: {shown}"
+
+
+BUILT = ROOT / "_build" / "html" / "_sources"
+
+
+@pytest.mark.skipif(not BUILT.is_dir(), reason="no website build (run `make book` first)")
+def test_built_plain_notebooks_have_no_quoted_math_or_bibtex_escapes():
+    """The notebooks the site offers (and the zip holds): the same checks on the real output."""
+    paths = sorted(BUILT.glob("chapters/*.ipynb")) + sorted(BUILT.glob("exercises/*.ipynb"))
+    assert len(paths) >= len(SOURCES)
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type != "markdown":
+                continue
+            assert quoted_math_lines(cell.source) == [], f"{path.name}: {cell.source[:300]}"
+            if cell.source.startswith("## References"):
+                assert not BIBTEX_LEFTOVER.search(cell.source.replace("*", "")), path.name
+            for cited in re.findall(r"\(([^()$]*?\d{4})\)", cell.source):
+                assert not BIBTEX_LEFTOVER.search(cited), f"{path.name}: {cited}"

@@ -299,3 +299,22 @@ def test_no_visible_pin_and_no_echoed_value(page):
             echoes.append(source.get_text()[:60])
     assert not visible, f"{_rel(page)}: stated(...) visible: {visible[:3]}"
     assert not echoes, f"{_rel(page)}: a pin cell prints output: {echoes[:3]}"
+
+
+SHEETS = sorted((HTML / "exercises").glob("*.html")) if (HTML / "exercises").is_dir() else []
+
+
+@pytest.mark.parametrize("sheet", SHEETS, ids=lambda p: p.stem)
+def test_exercises_are_numbered_per_sheet(sheet):
+    """Sheet 4 holds Exercises 4.1, 4.2, ... (not a count running through the book)."""
+    import re
+
+    number = int(sheet.stem.split("_")[0])
+    text = _soup(sheet).get_text(" ")
+    shown = re.findall(r"Exercise (\d+(?:\.\d+)?)", text)
+    boxes = [s.get_text(" ", strip=True) for s in _soup(sheet).select("span.caption-number")
+             if s.get_text(strip=True).startswith("Exercise")]
+    assert boxes, "no numbered exercise on the sheet"
+    assert boxes == [f"Exercise {number}.{k}" for k in range(1, len(boxes) + 1)], boxes
+    own = [s for s in shown if s.startswith(f"{number}.")]
+    assert len(own) >= len(boxes) and all("." in s for s in shown), shown
