@@ -39,7 +39,8 @@ def eigh_owned(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ``A`` is C-contiguous and symmetric, so ``A.T`` is a Fortran-ordered view of the same
     matrix and LAPACK works in place without a copy.  Eigenvalues come in ascending order.
     """
-    return sla.eigh(A.T, lower=True, overwrite_a=True, check_finite=False, driver="evd")
+    driver = "evd" if A.shape[0] > 1 else None      # scipy 1.10's evd fails on 1 x 1
+    return sla.eigh(A.T, lower=True, overwrite_a=True, check_finite=False, driver=driver)
 
 
 def eigh_copy(K: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
