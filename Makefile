@@ -97,7 +97,9 @@ test: $(VENV)/.installed-test
 # The accessibility and layout checks (tests/test_accessibility.py) also need Node.js and
 # the packages of .ci/a11y/package.json: cd .ci/a11y && npm ci
 check-site: $(VENV)/.installed-test
-	$(BIN)/python -m pytest tests/test_site.py tests/test_hidden_site.py tests/test_accessibility.py tests/test_downloads.py tests/test_plain_notebook.py -q -rs
+	$(BIN)/python -m pytest tests/test_site.py tests/test_hidden_site.py tests/test_accessibility.py \
+	  tests/test_downloads.py tests/test_plain_notebook.py \
+	  tests/test_exercises.py::test_make_exercises_hands_out_the_sites_plain_notebooks -q -rs
 
 # Slow: installs the downloads of the run-locally page in a fresh venv and runs every notebook.
 check-downloads: $(VENV)/.installed-test
