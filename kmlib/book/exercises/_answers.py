@@ -6,14 +6,24 @@ student assigned to a variable: ``None`` (the stub of the student version), a
 list, an array, a string, a bool.  The two functions here turn a valid answer
 into a float array or a float and raise ``AssertionError`` with a hint
 otherwise, so that a notebook check cell fails with a readable message.
+
+:func:`digest` and :func:`matches_digest` let a student's self-check recognise a
+number without shipping it: the self-check holds only a slow salted hash
+(PBKDF2-HMAC-SHA256) of the value rounded to a few significant digits, so reading the
+checker's source does not give the answer away, and guessing it by brute force costs
+days instead of seconds.
 """
 from __future__ import annotations
 
 from typing import Any
 
+import hashlib
+
 import numpy as np
 
-__all__ = ["answer_array", "answer_scalar"]
+__all__ = ["answer_array", "answer_scalar", "digest", "matches_digest"]
+
+DIGEST_ITERATIONS = 50_000
 
 
 def _require(answer: Any, name: str) -> None:
@@ -90,3 +100,56 @@ def answer_scalar(answer: Any, name: str) -> float:
     if not np.isfinite(v):
         raise AssertionError(f"`{name}` must be finite; got {v}")
     return v
+
+
+def _rounded(value: float, digits: int) -> str:
+    """``value`` in scientific notation with ``digits`` significant digits; ``0`` for zero."""
+    if value == 0.0:
+        return "0"
+    return f"{value:.{digits - 1}e}"
+
+
+def digest(value: float, salt: str, digits: int = 6) -> str:
+    """Salted slow hash of ``value`` rounded to ``digits`` significant digits.
+
+    Parameters
+    ----------
+    value : float
+        The number to hide.
+    salt : str
+        A string proper to the exercise (for example its answer's name), so that equal
+        values of two exercises have unrelated digests.
+    digits : int, default 6
+        Significant digits kept before hashing.
+
+    Returns
+    -------
+    str
+        The PBKDF2-HMAC-SHA256 digest, hexadecimal.
+    """
+    text = _rounded(float(value) + 0.0, digits).encode()
+    return hashlib.pbkdf2_hmac("sha256", text, salt.encode(), DIGEST_ITERATIONS).hex()
+
+
+def matches_digest(value: float, expected: str, salt: str, digits: int = 6) -> bool:
+    """Whether ``value`` rounds to the number whose :func:`digest` is ``expected``.
+
+    The value and its two neighbours ``value * (1 +- 10**-digits)`` are tried, so a
+    value within about one part in ``10**digits`` of the hidden number matches even
+    when the two lie on either side of a rounding boundary.
+
+    Parameters
+    ----------
+    value : float
+        The student's number.
+    expected : str
+        ``digest(reference, salt, digits)``.
+    salt, digits :
+        As given to :func:`digest`.
+
+    Returns
+    -------
+    bool
+    """
+    step = 10.0 ** -digits
+    return any(digest(value * f, salt, digits) == expected for f in (1.0, 1 + step, 1 - step))
