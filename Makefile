@@ -10,8 +10,9 @@
 #                    summary.csv, report.html, feedback/) in a bubblewrap sandbox; options
 #                    SHEET=exercises/NN_x.md TIMEOUT=120 JOBS=1; WEAK_SANDBOX=1 grades without
 #                    bubblewrap (student code can then read your files)
-#   make bench  benchmark kmlib against scikit-learn (writes benchmarks/results.md) and
-#               streamed RFF ridge on a million points (benchmarks/results_large_scale.md)
+#   make bench  benchmark kmlib against scikit-learn (writes benchmarks/results.md), the
+#               kernel PCA and two-sample/independence tests (results_unsupervised.md) and
+#               streamed RFF and Nystroem ridge on a million points (results_large_scale.md)
 #   make pdf    the book as a PDF, _build/latex/book.pdf (needs TeX, see README; reuses the
 #               execution cache of make book; SOLUTIONS=hide: without solutions, into
 #               _build/hidden/_build/latex/book.pdf)
@@ -124,6 +125,7 @@ lab: $(VENV)/.installed-lab
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python benchmarks/bench_kmlib.py
+	$(BIN)/python benchmarks/bench_unsupervised.py
 	$(BIN)/python benchmarks/bench_large_scale.py
 
 clean:

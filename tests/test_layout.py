@@ -20,7 +20,14 @@ from kmlib import model_selection as ms
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "kmlib"
-LIBRARY_MAX_LINES = 6500
+# Line budgets of the library (docstrings included).  The supervised core (everything but
+# the parts listed after it) got its 6,500 when the book's helpers moved out; the parts
+# added since have budgets of their own, so that growth in one is not paid by another.
+LIBRARY_BUDGETS = {
+    "kmlib.unsupervised": 750,  # kernel PCA, MMD, HSIC and their permutation tests
+    "kmlib.falkon": 350,  # Nystroem kernel ridge regression streamed over blocks
+}
+CORE_MAX_LINES = 6500
 # private modules of the library that every kmlib module may import (public names only)
 SHARED_PRIVATE = {"kmlib._validation", "kmlib._linalg", "kmlib._folds", "kmlib._typing",
                   "kmlib._estimator_inputs"}
@@ -142,12 +149,26 @@ def test_no_import_of_another_packages_private_names():
     assert not bad, "\n".join(bad)
 
 
+def _part(module: str) -> str:
+    """The budgeted part a library module belongs to ("core" for the rest)."""
+    for part in LIBRARY_BUDGETS:
+        if module == part or module.startswith(part + "."):
+            return part
+    return "core"
+
+
 def test_the_library_is_small():
-    """The library (kmlib outside kmlib/book/, docstrings included) stays readable in a sitting."""
-    lines = sum(len(MODULES[m][0].read_text().splitlines()) for m in LIBRARY)
-    assert lines <= LIBRARY_MAX_LINES, (
-        f"kmlib outside kmlib/book/ has {lines} lines (at most {LIBRARY_MAX_LINES}); move "
-        "code that serves one page of the book to kmlib/book/")
+    """Each part of the library (kmlib outside kmlib/book/) stays within its line budget."""
+    lines: dict[str, int] = {}
+    for m in LIBRARY:
+        part = _part(m)
+        lines[part] = lines.get(part, 0) + len(MODULES[m][0].read_text().splitlines())
+    budgets = {"core": CORE_MAX_LINES, **LIBRARY_BUDGETS}
+    over = {p: (n, budgets[p]) for p, n in lines.items() if n > budgets[p]}
+    assert not over, (
+        f"over budget (lines, budget): {over}; move code that serves one page of the book "
+        "to kmlib/book/")
+    assert set(LIBRARY_BUDGETS) <= set(lines), "a budgeted part of the library is missing"
 
 
 # --------------------------------------------------------------------------- #

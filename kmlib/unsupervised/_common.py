@@ -1,0 +1,42 @@
+"""Shared pieces of the subpackage: sample checks, Gram centring, the permutation p-value."""
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._validation import check_matrix
+
+
+def samples(X: ArrayLike, Y: ArrayLike, min_rows: int, why: str, *, same_d: bool = True,
+            same_n: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``X`` and ``Y`` as finite 2-D float arrays with at least ``min_rows`` rows each."""
+    X, Y = check_matrix(X, "X"), check_matrix(Y, "Y")
+    for A, name in ((X, "X"), (Y, "Y")):
+        if len(A) < min_rows:
+            raise ValueError(f"{name} must have at least {min_rows} samples ({why}); got {len(A)}")
+    if same_d and X.shape[1] != Y.shape[1]:
+        raise ValueError("X and Y must have the same number of features (columns); "
+                         f"got {X.shape[1]} and {Y.shape[1]}")
+    if same_n and len(X) != len(Y):
+        raise ValueError("X and Y must have the same number of samples (paired rows); "
+                         f"got {len(X)} and {len(Y)}")
+    return X, Y
+
+
+def center_gram(K: np.ndarray, overwrite: bool = False) -> tuple[np.ndarray, np.ndarray, float]:
+    """``(HKH, column means of K, their mean)`` for a symmetric K, H = I - 11^T/n not formed.
+
+    HKH is a new array, or ``K`` itself centred in place if ``overwrite``.
+    """
+    col = K.mean(axis=0)
+    grand = float(col.mean())
+    Kc = K if overwrite else np.array(K, dtype=float)
+    Kc -= col[:, None]
+    Kc -= col
+    Kc += grand
+    return Kc, col, grand
+
+
+def p_value(observed: float, null: np.ndarray) -> float:
+    """``(1 + #{null >= observed}) / (1 + len(null))``: a valid permutation p-value."""
+    return float((1 + np.count_nonzero(null >= observed)) / (1 + len(null)))
