@@ -1,0 +1,212 @@
+"""Self-checks for the exercises of chapter 11, "Kernel methods without labels".
+
+The sheet is ``exercises/11_mean_embeddings.md``. A self-check tests properties that a right
+answer must have, without computing the answer: the range of a squared MMD, the centring
+and orthogonality of kernel PCA scores and the order of their squared norms, a width inside
+the search interval, the form ``(1 + count) / (1 + B)`` of a permutation p-value, and for
+the sheet's numbers a slow salted hash of the value rounded to a few significant digits
+(:func:`~kmlib.book.exercises._answers.matches_digest`). It raises ``AssertionError`` with a
+hint when a property fails and prints one line starting with ``Self-check passed:``
+otherwise. The full check, which compares every answer with an independent computation,
+runs when the lecturer grades the sheet.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from kmlib.datasets import two_moons
+
+from ._answers import answer_array, answer_scalar, matches_digest
+
+__all__ = [
+    "gaussian_mmd_data",
+    "kpca_data",
+    "width_data",
+    "hsic_data",
+    "check_gaussian_mmd",
+    "check_kpca",
+    "check_width",
+    "check_hsic_test",
+]
+
+GRADED = "the full check runs when the sheet is graded"
+# digest(value, key, digits) of the sheet's answers; six significant digits unless DIGITS says
+DIGESTS = {
+    "mmd2_ab": "b81808a9cd9493213290a840c4fdfca50c1201caf327ab01b71ed08b0b12d4ed",
+    "Z_train:nu0": "9790bd258e51bb259f1c0910f5b23cbd678292ed9831892e62ccbc6687f80c0f",
+    "Z_train:nu1": "9b152f9c30153a9a59311ca3aa34daad4479741ba3779bc2dfb3091177b6ea2b",
+    "Z_new:col0": "a12b6bbf112837876e79d8ae5f026c130654255d0d80db0681959d3413d34794",
+    "Z_new:col1": "48217f17e126fe1185cdd489a82526baa12f7bd22b60e6250e5a80f4f5c9bc97",
+    "sigma_best": "dfaa33a4c092ff9f63a0629a14923db2bb21f4bf2580236dd34fed8a4661a61a",
+    "mmd2_best": "f0681b298eae7335ca0f747b38a7ac3dab5d678b4e3bd9ca04e58a643d70eea8",
+    "hsic_stat": "caf7307090a6c63a603b6ad6c3c8ac86876bdce60f7082d7e4a32d5cef3b967d",
+    "p_value": "123c5249d34cdbff39c9775e26da5037d7ed6c923fb8126c44017efbfc62c6eb",
+}
+DIGITS = {"sigma_best": 4}
+
+
+def _known(value: float, key: str) -> bool:
+    return matches_digest(value, DIGESTS[key], key, DIGITS.get(key, 6))
+
+
+# --------------------------------------------------------------------------- #
+# MMD between two Gaussian distributions
+# --------------------------------------------------------------------------- #
+def gaussian_mmd_data() -> tuple[np.ndarray, float, np.ndarray, float, float]:
+    """``(m_p, s_p, m_q, s_q, sigma)``: P = N(m_p, s_p^2 I_3), Q = N(m_q, s_q^2 I_3), the width."""
+    return np.zeros(3), 0.8, np.array([0.5, 0.0, -0.5]), 1.0, 1.5
+
+
+def check_gaussian_mmd(mmd2_ab: Any) -> None:
+    """Self-check of MMD^2(P, Q) for the Gaussian kernel and two Gaussian distributions.
+
+    Properties: between 0 and 2 (the kernel lies in [0, 1]); the hash of the value.
+    """
+    v = answer_scalar(mmd2_ab, "mmd2_ab")
+    if v < 0:
+        raise AssertionError("mmd2_ab is a squared distance between mean embeddings: it cannot "
+                             "be negative (an unbiased ESTIMATE can be; the population value "
+                             "cannot)")
+    if v > 2:
+        raise AssertionError("with 0 <= k <= 1, MMD^2 = E k(X,X') + E k(Y,Y') - 2 E k(X,Y) is at "
+                             "most 2; check the three expectations")
+    if _known(v, "mmd2_ab"):
+        print(f"Self-check passed: mmd2_ab is recognised ({GRADED}).")
+        return
+    raise AssertionError("mmd2_ab is not recognised: in E k(X, X') the variances add to "
+                         "sigma^2 + s_a^2 + s_b^2, the prefactor carries the power d/2 with "
+                         "d = 3, and the cross term E k(X, Y) counts twice")
+
+
+# --------------------------------------------------------------------------- #
+# kernel PCA by hand
+# --------------------------------------------------------------------------- #
+def kpca_data() -> tuple[np.ndarray, np.ndarray, float]:
+    """``(X, X_new, sigma)``: 60 training points (two moons), 5 new points, the width."""
+    X = two_moons(60, noise=0.1, random_state=np.random.default_rng(11))[0]
+    X_new = np.random.default_rng(12).uniform(-1.0, 2.0, (5, 2))
+    return X, X_new, 1.0
+
+
+def check_kpca(Z_train: Any, Z_new: Any) -> None:
+    """Self-check of the scores of the training and the new points on two kernel PCs.
+
+    Properties: the training scores average to zero (centring), their columns are
+    orthogonal, their squared norms (the eigenvalues nu_l of the centred Gram matrix)
+    decrease and match the hashes; the column sums of squares of ``Z_new`` match theirs.
+    Signs are free.
+    """
+    X, X_new, _ = kpca_data()
+    n = len(X)
+    Zt = answer_array(Z_train, "Z_train", (n, 2))
+    Zn = answer_array(Z_new, "Z_new", (len(X_new), 2))
+    nu = np.sum(Zt**2, axis=0)
+    if np.abs(Zt.sum(axis=0)).max() > 1e-8 * max(1.0, float(np.sqrt(nu.max() * n))):
+        raise AssertionError("the training scores do not average to zero: kernel PCA works with "
+                             "the CENTRED Gram matrix Q K Q, Q = I - 11^T/n, not with K")
+    if abs(float(Zt[:, 0] @ Zt[:, 1])) > 1e-8 * max(1.0, float(nu.max())):
+        raise AssertionError("the two columns of Z_train are not orthogonal: the training scores "
+                             "are sqrt(nu_l) a_l with orthonormal eigenvectors a_l")
+    if nu[0] < nu[1]:
+        raise AssertionError("order the components by decreasing eigenvalue, largest first")
+    if not all(_known(v, f"Z_train:nu{i}") for i, v in enumerate(nu)):
+        if np.allclose(nu, 1.0, rtol=1e-8):
+            raise AssertionError("the columns of Z_train have norm 1: those are the unit "
+                                 "eigenvectors a_l; the scores are K~ alpha_l = sqrt(nu_l) a_l")
+        if all(_known(v * n, f"Z_train:nu{i}") for i, v in enumerate(nu)):
+            raise AssertionError("the squared norms of your scores are nu_l / n: the scores use "
+                                 "the centred Gram matrix K~ itself, K~ alpha_l with "
+                                 "alpha_l^T K~ alpha_l = 1, not K~ / n")
+        if all(_known(v / n, f"Z_train:nu{i}") for i, v in enumerate(nu)):
+            raise AssertionError("the squared norms of your scores are n nu_l: normalise "
+                                 "alpha_l = a_l / sqrt(nu_l) with the eigenvalues of K~, "
+                                 "not of K~ / n")
+        raise AssertionError("Z_train is not the scores on the two leading kernel principal "
+                             "components: eigendecompose Q K Q (Gaussian kernel, sigma = 1)")
+    cols = np.sum(Zn**2, axis=0)
+    if not all(_known(v, f"Z_new:col{i}") for i, v in enumerate(cols)):
+        raise AssertionError("Z_new is not recognised: centre the kernel vectors of the new "
+                             "points with the TRAINING means, k~_x = Q (k_x - K 1 / n), then "
+                             "multiply by alpha_l = a_l / sqrt(nu_l)")
+    print(f"Self-check passed: centred, orthogonal training scores with the right eigenvalues, "
+          f"and recognised scores of the new points ({GRADED}).")
+
+
+# --------------------------------------------------------------------------- #
+# the width that maximises MMD
+# --------------------------------------------------------------------------- #
+def width_data() -> tuple[float, float, float]:
+    """``(a, lo, hi)``: Q_a = (N(-a, 1 - a^2) + N(a, 1 - a^2)) / 2 and the search interval."""
+    return 0.8, 0.05, 3.0
+
+
+def check_width(sigma_best: Any, mmd2_best: Any) -> None:
+    """Self-check of the width maximising MMD^2(N(0, 1), Q_a) and of the maximum.
+
+    Properties: the width lies inside the search interval, the maximum is positive and at
+    most 2; the hashes of the width (four significant digits) and of the maximum (six).
+    """
+    _, lo, hi = width_data()
+    s = answer_scalar(sigma_best, "sigma_best")
+    v = answer_scalar(mmd2_best, "mmd2_best")
+    if not lo < s < hi:
+        raise AssertionError(f"sigma_best must lie inside the search interval ({lo}, {hi})")
+    if not 0 < v <= 2:
+        raise AssertionError("mmd2_best is a squared MMD of two different distributions under a "
+                             "Gaussian kernel: positive and at most 2")
+    if not _known(v, "mmd2_best"):
+        raise AssertionError("mmd2_best is not recognised: it is the value of MMD^2 at the best "
+                             "width, E k(X,X') + E k(Y,Y') - 2 E k(X,Y) with the mixture's four "
+                             "pairs of components, for a = 0.8")
+    if not _known(s, "sigma_best"):
+        raise AssertionError("mmd2_best is right but sigma_best is not accurate to four digits: "
+                             "the maximum is flat, so use a 1-D optimiser with a tight tolerance "
+                             "(scipy.optimize.minimize_scalar, method='bounded', xatol=1e-10)")
+    print(f"Self-check passed: sigma_best and mmd2_best are recognised ({GRADED}).")
+
+
+# --------------------------------------------------------------------------- #
+# HSIC and its permutation test
+# --------------------------------------------------------------------------- #
+def hsic_data() -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
+    """``(x, y, perms, sigma_x, sigma_y)``: 40 pairs, 199 permutations, the two widths."""
+    rng = np.random.default_rng(0)
+    x = rng.uniform(-1.0, 1.0, (40, 1))
+    y = np.cos(np.pi * x) + 0.8 * rng.standard_normal((40, 1))
+    perms = np.array([rng.permutation(40) for _ in range(199)])
+    return x, y, perms, 0.5, 0.5
+
+
+def check_hsic_test(hsic_stat: Any, p_value: Any) -> None:
+    """Self-check of the biased HSIC statistic and its permutation p-value.
+
+    Properties: the statistic is nonnegative (a squared MMD) and matches the hash, also
+    after the usual rescalings are undone; the p-value has the form ``(1 + c) / (1 + B)``
+    with an integer ``0 <= c <= B`` and matches its hash.
+    """
+    x, _, perms, _, _ = hsic_data()
+    n, B = len(x), len(perms)
+    s = answer_scalar(hsic_stat, "hsic_stat")
+    p = answer_scalar(p_value, "p_value")
+    if s < 0:
+        raise AssertionError("the biased HSIC tr(K Q L Q) / n^2 is a squared MMD: it cannot be "
+                             "negative")
+    if not _known(s, "hsic_stat"):
+        if _known(s * (n - 1) ** 2 / n**2, "hsic_stat"):
+            raise AssertionError("you divided by (n - 1)^2; the book's biased HSIC is "
+                                 "tr(K Q L Q) / n^2")
+        if _known(s / n**2, "hsic_stat"):
+            raise AssertionError("divide the trace by n^2")
+        raise AssertionError("hsic_stat is not recognised: tr(K Q L Q) / n^2 with Gaussian "
+                             "kernels of width 0.5 on x and on y, and Q = I - 11^T / n")
+    count = p * (B + 1) - 1
+    if p <= 0 or abs(count - round(count)) > 1e-9 or not 0 <= round(count) <= B:
+        raise AssertionError(f"a permutation p-value is (1 + #{{b : null_b >= observed}}) / "
+                             f"(1 + B) with B = {B}: at least 1 / {B + 1}, and a multiple of "
+                             f"1 / {B + 1}")
+    if not _known(p, "p_value"):
+        raise AssertionError("p_value is not recognised: the null values are the statistic of "
+                             "(x, y[perm]) for each of the given permutations, keeping x fixed")
+    print(f"Self-check passed: hsic_stat and p_value are recognised ({GRADED}).")
