@@ -100,7 +100,8 @@ test: $(VENV)/.installed-test
 check-site: $(VENV)/.installed-test
 	$(BIN)/python -m pytest tests/test_site.py tests/test_hidden_site.py tests/test_accessibility.py \
 	  tests/test_downloads.py tests/test_plain_notebook.py \
-	  tests/test_exercises.py::test_make_exercises_hands_out_the_sites_plain_notebooks -q -rs
+	  tests/test_exercises.py::test_make_exercises_hands_out_the_sites_plain_notebooks \
+	  tests/test_no_answers_shipped.py -q -rs
 
 # Slow: installs the downloads of the run-locally page in a fresh venv and runs every notebook.
 check-downloads: $(VENV)/.installed-test

@@ -26,7 +26,12 @@ Each check cell of a sheet is worth its metadata ``points`` (1 when absent); cel
 tagged ``hidden-check`` are lecturer-only checks, absent from student notebooks.
 Every submission runs in a bubblewrap sandbox that sees only the Python packages
 and an empty folder, with no network and with limits, and the checks run afterwards
-in a second sandbox from the lecturer's checkers (see ``_grading/sandbox.py``).
+in a second sandbox (see ``_grading/sandbox.py``). There the sheet's check cells call the
+lecturer's full checks: ``chNN.check_x`` of ``kmlib.book.exercises`` (the students'
+self-checks, which test properties of an answer and never compute it) is replaced by
+``check_x`` of ``_grading.reference.chNN`` (``scripts/_grading/reference/``, never
+shipped), which recomputes the answer; the grader refuses a sheet whose check cells call a
+check without a reference.
 Without bubblewrap the grader refuses to run unless ``--weak-sandbox`` is given.
 No feedback shows a path of the lecturer's machine. A file that is not a notebook,
 or a notebook of another sheet, gets one row saying so.
@@ -44,7 +49,13 @@ import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _grading import report, sandbox  # noqa: E402
-from _grading.sheet import Sheet, load_sheet, match, normalise  # noqa: E402
+from _grading.sheet import (  # noqa: E402
+    Sheet,
+    load_sheet,
+    match,
+    normalise,
+    reference_problems,
+)
 from make_exercises import CHECK_TAG  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -232,6 +243,11 @@ def grade(folder: Path, sheet_path: Path | None = None, sheets_dir: Path = ROOT 
         best = max(votes.values())
         name = min(n for n, v in votes.items() if v == best)
         target = next(s for s in known if s.name == name)
+    problems = reference_problems(target)
+    if problems:
+        raise SystemExit(f"refusing to grade {target.name}: the lecturer's full checks are "
+                         "incomplete (students' self-checks never grade):\n  "
+                         + "\n  ".join(problems))
     hide = (str(folder.resolve()), str(folder), str(sheets_dir.resolve()))
 
     def one(path: Path) -> report.StudentResult:

@@ -65,7 +65,9 @@ def write_tree(out: Path) -> Path:
     for name in COPIED:
         path = ROOT / name
         if path.is_dir():
-            shutil.copytree(path, src / name, ignore=shutil.ignore_patterns("__pycache__"))
+            # the grader's full checks (scripts/_grading/reference) stay out of the copy
+            shutil.copytree(path, src / name,
+                            ignore=shutil.ignore_patterns("__pycache__", "reference"))
         elif path.is_file():
             shutil.copy2(path, src / name)
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))

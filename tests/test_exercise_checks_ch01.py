@@ -1,9 +1,13 @@
-"""Tests for the chapter-1 exercise checkers (kmlib.book.exercises.ch01).
+"""Tests for the chapter-1 checks: the self-checks that ship (kmlib.book.exercises.ch01) and
+the lecturer's full checks (scripts/_grading/reference/ch01.py).
 
-Each checker must accept the right answer (computed here by an independent
-route: an SVD, scikit-learn, bisection), reject a plausible wrong answer and
-reject ``None``.  The last test runs the exercise notebook with every solution
-cell replaced by ``None`` stubs and requires every check cell to fail.
+Both must accept the right answer (computed here by an independent route: an SVD,
+scikit-learn, bisection). The full check must reject each typical wrong answer with its
+hint; the self-check must reject those that its properties can tell (a wrong order, an
+unsquared singular value, a residual that does not vanish, a hash that does not match) and
+let through, with a message that it passed only the self-check, what only the full check
+can tell. Both reject ``None``. The notebook test runs the sheet with every solution (self-
+checks, then full checks in their place as the grader does) and with ``None`` stubs.
 """
 from __future__ import annotations
 
@@ -12,14 +16,37 @@ from pathlib import Path
 import _exercise_cells as notebook
 import numpy as np
 import pytest
+from _grading.reference import ch01 as ref
 from sklearn.linear_model import Ridge
 
 from kmlib import datasets, ridge
 from kmlib.book.exercises import ch01
+from kmlib.book.exercises._answers import matches_digest
 
 pytestmark = pytest.mark.filterwarnings("error")
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "exercises" / "01_ridge.md"
+SELF, FULL = "Self-check passed:", "Correct:"
+
+
+def _both(capsys, call) -> None:
+    """``call(module)`` passes the self-check and the full check, each with its own line."""
+    call(ch01)
+    assert capsys.readouterr().out.startswith(SELF)
+    call(ref)
+    assert capsys.readouterr().out.startswith(FULL)
+
+
+def _rejected(call, full: str, self_check: str | None) -> None:
+    """The full check rejects with ``full``; the self-check with ``self_check``, or passes
+    (None: its properties cannot tell this mistake)."""
+    with pytest.raises(AssertionError, match=full):
+        call(ref)
+    if self_check is None:
+        call(ch01)
+    else:
+        with pytest.raises(AssertionError, match=self_check):
+            call(ch01)
 
 
 # --------------------------------------------------------------------------- #
@@ -30,48 +57,52 @@ def Z():
     return ridge.standardize(datasets.diabetes()[0])[0]
 
 
-def test_check_shrinkage_accepts_svd_answer(Z, capsys):
-    """Reference: singular values from np.linalg.svd (the checker uses eigh)."""
+def test_shrinkage_accepts_svd_answer(Z, capsys):
+    """Reference: singular values from np.linalg.svd (the full check uses eigh)."""
     d = np.linalg.svd(Z, compute_uv=False)
-    ch01.check_shrinkage(d**2 / (d**2 + 50.0), Z, 50.0)
-    assert capsys.readouterr().out.startswith("Correct:")
+    _both(capsys, lambda m: m.check_shrinkage(d**2 / (d**2 + 50.0), Z, 50.0))
 
 
-def test_check_shrinkage_accepts_wide_design():
+def test_shrinkage_accepts_wide_design(capsys):
     """Reference: SVD of a p > n design (m = n factors)."""
     X = np.random.default_rng(0).standard_normal((5, 12))
     d = np.linalg.svd(X, compute_uv=False)
-    ch01.check_shrinkage(d**2 / (d**2 + 2.0), X, 2.0)
+    _both(capsys, lambda m: m.check_shrinkage(d**2 / (d**2 + 2.0), X, 2.0))
 
 
-@pytest.mark.parametrize("mistake,match", [
-    (lambda d: d / (d + 50.0), "squared singular values"),
-    (lambda d: (d**2 / (d**2 + 50.0))[::-1], "increasing order"),
-    (lambda d: d**2 / (d**2 + 5.0), "shrink"),
-    (lambda d: None, "is None"),
-    (lambda d: (d**2 / (d**2 + 50.0))[:5], "shape"),
-    (lambda d: "0.5", "shape"),
+@pytest.mark.parametrize("mistake,full,self_check", [
+    (lambda d: d / (d + 50.0), "squared singular values", "squared singular values"),
+    (lambda d: (d**2 / (d**2 + 50.0))[::-1], "increasing order", "increasing order"),
+    (lambda d: d**2 / (d**2 + 5.0), "shrink", "give back d_j\\^2"),
+    (lambda d: None, "is None", "is None"),
+    (lambda d: (d**2 / (d**2 + 50.0))[:5], "shape", "shape"),
+    (lambda d: "0.5", "shape", "shape"),
 ])
-def test_check_shrinkage_rejects_mistakes(Z, mistake, match):
+def test_shrinkage_rejects_mistakes(Z, mistake, full, self_check):
     """Typical mistakes: unsquared d, wrong order, wrong lambda, None, wrong shape/type."""
     d = np.linalg.svd(Z, compute_uv=False)
-    with pytest.raises(AssertionError, match=match):
-        ch01.check_shrinkage(mistake(d), Z, 50.0)
+    _rejected(lambda m: m.check_shrinkage(mistake(d), Z, 50.0), full, self_check)
 
 
-def test_check_effective_df(Z, capsys):
-    """Reference: sum of SVD shrinkage factors; rejects the rank, a wrong lambda and None."""
+def test_effective_df(Z, capsys):
+    """Reference: sum of SVD shrinkage factors; the rank, a wrong lambda and None rejected."""
     d = np.linalg.svd(Z, compute_uv=False)
-    ch01.check_effective_df(float(np.sum(d**2 / (d**2 + 50.0))), Z, 50.0)
-    assert "Correct:" in capsys.readouterr().out
-    with pytest.raises(AssertionError, match="rank"):
-        ch01.check_effective_df(10.0, Z, 50.0)
-    with pytest.raises(AssertionError, match="tr"):
-        ch01.check_effective_df(float(np.sum(d**2 / (d**2 + 5.0))), Z, 50.0)
-    with pytest.raises(AssertionError, match="is None"):
-        ch01.check_effective_df(None, Z, 50.0)
-    with pytest.raises(AssertionError, match="single number"):
-        ch01.check_effective_df(np.ones(2), Z, 50.0)
+    right = float(np.sum(d**2 / (d**2 + 50.0)))
+    _both(capsys, lambda m: m.check_effective_df(right, Z, 50.0))
+    _rejected(lambda m: m.check_effective_df(10.0, Z, 50.0), "rank", "rank")
+    wrong_lam = float(np.sum(d**2 / (d**2 + 5.0)))
+    _rejected(lambda m: m.check_effective_df(wrong_lam, Z, 50.0), "tr", "tr\\(H_lam\\)")
+    _rejected(lambda m: m.check_effective_df(None, Z, 50.0), "is None", "is None")
+    _rejected(lambda m: m.check_effective_df(np.ones(2), Z, 50.0), "single number",
+              "single number")
+
+
+def test_effective_df_right_to_six_digits_passes_only_the_self_check(Z, capsys):
+    """Off by 3e-7 (relative): the hash of six digits accepts it, the full check does not."""
+    d = np.linalg.svd(Z, compute_uv=False)
+    near = float(np.sum(d**2 / (d**2 + 50.0))) * (1 + 3e-7)
+    _rejected(lambda m: m.check_effective_df(near, Z, 50.0), "tr\\(H_lam\\)", None)
+    assert capsys.readouterr().out.startswith(SELF)
 
 
 # --------------------------------------------------------------------------- #
@@ -83,46 +114,39 @@ def shifted():
     return X + 5.0, y
 
 
-def test_check_intercept_accepts_sklearn(shifted, capsys):
+def test_intercept_accepts_sklearn(shifted, capsys):
     """Reference: sklearn Ridge(alpha=3, fit_intercept=True) on the raw columns."""
     X, y = shifted
     sk = Ridge(alpha=3.0, solver="svd").fit(X, y)
-    ch01.check_intercept(sk.intercept_, sk.coef_, X, y, 3.0)
-    assert capsys.readouterr().out.startswith("Correct:")
+    _both(capsys, lambda m: m.check_intercept(sk.intercept_, sk.coef_, X, y, 3.0))
 
 
-def test_check_intercept_rejects_mistakes(shifted):
+def test_intercept_rejects_mistakes(shifted):
     """Mistakes: mean(y) as intercept, no centring, penalised intercept, None."""
     X, y = shifted
     sk = Ridge(alpha=3.0, solver="svd").fit(X, y)
-    with pytest.raises(AssertionError, match="mean\\(y\\) - mean\\(X\\) @ coef"):
-        ch01.check_intercept(y.mean(), sk.coef_, X, y, 3.0)
+    hint = "mean\\(y\\) - mean\\(X\\) @ coef"
+    _rejected(lambda m: m.check_intercept(y.mean(), sk.coef_, X, y, 3.0), hint, hint)
     raw = np.linalg.solve(X.T @ X + 3.0 * np.eye(40), X.T @ y)       # forgot to centre
-    with pytest.raises(AssertionError, match="centre the columns"):
-        ch01.check_intercept(sk.intercept_, raw, X, y, 3.0)
+    _rejected(lambda m: m.check_intercept(sk.intercept_, raw, X, y, 3.0), "centre the columns",
+              "centre the columns")
     X1 = np.column_stack([np.ones(25), X])                          # penalised intercept
     pen = np.linalg.solve(X1.T @ X1 + 3.0 * np.eye(41), X1.T @ y)
-    with pytest.raises(AssertionError, match="coef differs"):
-        ch01.check_intercept(pen[0], pen[1:], X, y, 3.0)
-    with pytest.raises(AssertionError, match="is None"):
-        ch01.check_intercept(None, sk.coef_, X, y, 3.0)
-    with pytest.raises(AssertionError, match="is None"):
-        ch01.check_intercept(sk.intercept_, None, X, y, 3.0)
+    _rejected(lambda m: m.check_intercept(pen[0], pen[1:], X, y, 3.0), "coef differs",
+              "does not penalise|do not penalise")
+    _rejected(lambda m: m.check_intercept(None, sk.coef_, X, y, 3.0), "is None", "is None")
+    _rejected(lambda m: m.check_intercept(sk.intercept_, None, X, y, 3.0), "is None", "is None")
 
 
-def test_check_dual(shifted, capsys):
-    """Reference: kmlib's dual Cholesky route; rejects the un-pushed-through X^T y / lam
-    and None."""
+def test_dual(shifted, capsys):
+    """Reference: kmlib's dual Cholesky route; the un-pushed-through X^T y / lam and None are
+    rejected."""
     X, y = shifted
     Xc, yc = X - X.mean(axis=0), y - y.mean()
-    ch01.check_dual(ridge.ridge(Xc, yc, 3.0, method="dual"), Xc, yc, 3.0)
-    assert capsys.readouterr().out.startswith("Correct:")
-    with pytest.raises(AssertionError, match="dual route"):
-        ch01.check_dual(Xc.T @ yc / 3.0, Xc, yc, 3.0)
-    with pytest.raises(AssertionError, match="is None"):
-        ch01.check_dual(None, Xc, yc, 3.0)
-    with pytest.raises(AssertionError, match="shape"):
-        ch01.check_dual(np.ones(25), Xc, yc, 3.0)
+    _both(capsys, lambda m: m.check_dual(ridge.ridge(Xc, yc, 3.0, method="dual"), Xc, yc, 3.0))
+    _rejected(lambda m: m.check_dual(Xc.T @ yc / 3.0, Xc, yc, 3.0), "dual route", "dual route")
+    _rejected(lambda m: m.check_dual(None, Xc, yc, 3.0), "is None", "is None")
+    _rejected(lambda m: m.check_dual(np.ones(25), Xc, yc, 3.0), "shape", "shape")
 
 
 # --------------------------------------------------------------------------- #
@@ -153,37 +177,35 @@ def _bisect(X, beta0, sigma2):
     return 0.5 * (lo + hi)
 
 
-def test_check_lambda_star_accepts_bisection(study, capsys):
-    """Reference: bisection with dense solves (the checker solves a secular equation)."""
+def test_lambda_star_accepts_bisection(study, capsys):
+    """Reference: bisection with dense solves (the full check solves a secular equation)."""
     X, beta0 = study
     lam = _bisect(X, beta0, 1.0)
     thr = 2.0 / (beta0 @ beta0)
-    ch01.check_lambda_star(lam, lam / thr, X, beta0, 1.0)
-    out = capsys.readouterr().out
-    assert out.startswith("Correct:")
+    _both(capsys, lambda m: m.check_lambda_star(lam, lam / thr, X, beta0, 1.0))
     assert lam > thr  # the theorem's threshold is sufficient, so lambda* lies above it
 
 
-def test_check_lambda_star_rejects_mistakes(study):
+def test_lambda_star_rejects_mistakes(study):
     """Mistakes: the sufficient threshold itself, a coarse bisection, a wrong ratio, None."""
     X, beta0 = study
     lam = _bisect(X, beta0, 1.0)
     thr = 2.0 / (beta0 @ beta0)
-    with pytest.raises(AssertionError, match="sufficient threshold"):
-        ch01.check_lambda_star(thr, 1.0, X, beta0, 1.0)
-    with pytest.raises(AssertionError, match="too large"):
-        ch01.check_lambda_star(lam * 1.001, lam / thr, X, beta0, 1.0)
-    with pytest.raises(AssertionError, match="ratio"):
-        ch01.check_lambda_star(lam, thr / lam, X, beta0, 1.0)
-    with pytest.raises(AssertionError, match="is None"):
-        ch01.check_lambda_star(None, None, X, beta0, 1.0)
+    _rejected(lambda m: m.check_lambda_star(thr, 1.0, X, beta0, 1.0), "sufficient threshold",
+              "sufficient threshold")
+    _rejected(lambda m: m.check_lambda_star(lam * 1.001, lam / thr, X, beta0, 1.0), "too large",
+              "too large")
+    _rejected(lambda m: m.check_lambda_star(lam * 0.999, lam / thr, X, beta0, 1.0), "too small",
+              "too small")
+    _rejected(lambda m: m.check_lambda_star(lam, thr / lam, X, beta0, 1.0), "ratio", "ratio")
+    _rejected(lambda m: m.check_lambda_star(None, None, X, beta0, 1.0), "is None", "is None")
 
 
 def test_lambda_star_infinite_when_signal_is_weak():
     """Closed form: if ||X beta0||^2 <= sigma2 ridge wins for every lambda (no crossing)."""
     X = np.eye(3)
     beta0 = np.array([0.3, 0.2, 0.1])
-    assert ch01.lambda_star_exact(X, beta0, 1.0) == np.inf
+    assert ref.lambda_star_exact(X, beta0, 1.0) == np.inf
 
 
 # --------------------------------------------------------------------------- #
@@ -201,11 +223,11 @@ def _wls_gap_direct(X, w):
     return A @ A.T - np.linalg.inv(X.T @ X)
 
 
-def test_check_wls_gap_accepts_covariance_difference(wls, capsys):
-    """Reference: the difference of the two covariance matrices (the checker uses sigma2 C C^T)."""
+def test_wls_gap_accepts_covariance_difference(wls, capsys):
+    """Reference: the difference of the two covariance matrices (the full check uses
+    sigma2 C C^T)."""
     X, w = wls
-    ch01.check_wls_gap(np.linalg.eigvalsh(_wls_gap_direct(X, w)), X, w, 1.0)
-    assert capsys.readouterr().out.startswith("Correct:")
+    _both(capsys, lambda m: m.check_wls_gap(np.linalg.eigvalsh(_wls_gap_direct(X, w)), X, w, 1.0))
 
 
 def test_gauss_markov_gap_is_positive_semidefinite_here(wls):
@@ -214,40 +236,73 @@ def test_gauss_markov_gap_is_positive_semidefinite_here(wls):
     assert np.linalg.eigvalsh(_wls_gap_direct(X, w)).min() > 0
 
 
-def test_check_wls_gap_diagnoses_mistakes(wls):
+def test_wls_gap_diagnoses_mistakes(wls):
     X, w = wls
     ev = np.linalg.eigvalsh(_wls_gap_direct(X, w))
-    with pytest.raises(AssertionError, match="ascending"):
-        ch01.check_wls_gap(ev[::-1], X, w, 1.0)
-    with pytest.raises(AssertionError, match="other way round"):
-        ch01.check_wls_gap(-ev[::-1], X, w, 1.0)
-    inv = _wls_gap_direct(X, 1.0 / w)
-    with pytest.raises(AssertionError, match="1/w"):
-        ch01.check_wls_gap(np.linalg.eigvalsh(inv), X, w, 1.0)
-    with pytest.raises(AssertionError, match="is None"):
-        ch01.check_wls_gap(None, X, w, 1.0)
+    _rejected(lambda m: m.check_wls_gap(ev[::-1], X, w, 1.0), "ascending", "ascending")
+    _rejected(lambda m: m.check_wls_gap(-ev[::-1], X, w, 1.0), "other way round",
+              "other way round")
+    inv = np.linalg.eigvalsh(_wls_gap_direct(X, 1.0 / w))
+    _rejected(lambda m: m.check_wls_gap(inv, X, w, 1.0), "1/w", "does not match")
+    _rejected(lambda m: m.check_wls_gap(None, X, w, 1.0), "is None", "is None")
 
 
-def test_check_worst_direction(wls, capsys):
+def test_wls_gap_of_other_data_gets_the_properties_only(capsys):
+    """Not the sheet's data: no hash to compare with, the properties still hold."""
+    X = np.random.default_rng(1).standard_normal((30, 2))
+    w = np.exp(X[:, 1])
+    ev = np.linalg.eigvalsh(_wls_gap_direct(X, w))
+    _both(capsys, lambda m: m.check_wls_gap(ev, X, w, 1.0))
+    _rejected(lambda m: m.check_wls_gap(ev + np.array([0.0, 0.01]), X, w, 1.0), "does not match",
+              None)
+
+
+def test_worst_direction(wls, capsys):
     """Reference: top eigenvector of the covariance difference, either sign."""
     X, w = wls
     vecs = np.linalg.eigh(_wls_gap_direct(X, w))[1]
-    ch01.check_worst_direction(-vecs[:, -1], X, w, 1.0)
-    assert capsys.readouterr().out.startswith("Correct:")
-    with pytest.raises(AssertionError, match="least inflation"):
-        ch01.check_worst_direction(vecs[:, 0], X, w, 1.0)
-    with pytest.raises(AssertionError, match="unit vector"):
-        ch01.check_worst_direction(2 * vecs[:, -1], X, w, 1.0)
+    _both(capsys, lambda m: m.check_worst_direction(-vecs[:, -1], X, w, 1.0))
+    _both(capsys, lambda m: m.check_worst_direction(vecs[:, -1], X, w, 1.0))
+    _rejected(lambda m: m.check_worst_direction(vecs[:, 0], X, w, 1.0), "least inflation",
+              "largest eigenvalue")
+    _rejected(lambda m: m.check_worst_direction(2 * vecs[:, -1], X, w, 1.0), "unit vector",
+              "unit vector")
+
+
+# --------------------------------------------------------------------------- #
+# what ships holds hashes of the answers, never the answers
+# --------------------------------------------------------------------------- #
+def test_the_self_checks_hashes_are_the_sheets_answers(Z, wls):
+    """Each digest in ch01 recognises the answer computed here, and only it."""
+    d = np.linalg.svd(Z, compute_uv=False)
+    df = float(np.sum(d**2 / (d**2 + 50.0)))
+    assert matches_digest(df, ch01.DIGESTS["df"], "df")
+    assert not matches_digest(df * (1 + 1e-4), ch01.DIGESTS["df"], "df")
+    X, w = wls
+    ev, vecs = np.linalg.eigh(_wls_gap_direct(X, w))
+    top = vecs[:, -1] * np.sign(vecs[np.argmax(np.abs(vecs[:, -1])), -1])
+    for i in range(3):
+        assert matches_digest(ev[i], ch01.DIGESTS[f"gap_eigs[{i}]"], f"gap_eigs[{i}]")
+        assert matches_digest(top[i], ch01.DIGESTS[f"a_worst[{i}]"], f"a_worst[{i}]")
+    assert "lambda_star_exact" not in dir(ch01)
 
 
 # --------------------------------------------------------------------------- #
 # the notebook: solutions pass, None stubs fail every check
 # --------------------------------------------------------------------------- #
-def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys):
-    """Solution notebook: all checks print Correct. Student stubs (None): every check fails."""
+def test_notebook_passes_self_checks_and_full_checks_and_stubs_fail(capsys, monkeypatch):
+    """Solution notebook: every check passes, the self-checks and then, in their place as
+    when grading, the full checks. Student stubs (None): every check fails."""
     cells = notebook.code_cells(NOTEBOOK)
     checks = notebook.check_sources(cells)
-    assert len(checks) >= 3
+    n_checks = sum(src.count("ch01.check_") for src in checks)
+    assert n_checks == 7
     notebook.run_with_solutions(cells)
-    assert capsys.readouterr().out.count("Correct:") == 7
+    out = capsys.readouterr().out
+    assert out.count(SELF) == n_checks and FULL not in out
+    notebook.assert_checks_fail_with_none_stubs(cells)
+    for name in ch01.__all__:
+        monkeypatch.setattr(ch01, name, getattr(ref, name))
+    notebook.run_with_solutions(cells)
+    assert capsys.readouterr().out.count(FULL) == n_checks
     notebook.assert_checks_fail_with_none_stubs(cells)

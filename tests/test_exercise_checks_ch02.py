@@ -1,12 +1,15 @@
-"""Tests for the chapter-2 exercise checkers (kmlib.book.exercises.ch02).
+"""Tests for the chapter-2 checks: the self-checks that ship (kmlib.book.exercises.ch02) and
+the lecturer's full checks (scripts/_grading/reference/ch02.py).
 
-Each checker must accept the right answer, reject a plausible wrong answer and
-reject ``None``. The right answer is computed here by an independent route:
-scikit-learn's ``cross_val_predict`` with ``StandardScaler`` + ``Ridge``,
-``scipy.optimize.lsq_linear`` for NNLS, and brute-force leave-one-out refits.
-The last test runs the exercise notebook in-process, once with the solutions
-and once with every solution cell replaced by ``None`` stubs. Every check must
-pass the first time and fail the second.
+Both must accept the right answer and reject ``None``. The right answer is computed here by
+an independent route: scikit-learn's ``cross_val_predict`` with ``StandardScaler`` +
+``Ridge``, ``scipy.optimize.lsq_linear`` for NNLS, and brute-force leave-one-out refits. The
+full check must reject each typical wrong answer with its hint; the self-check those its
+properties can tell (the definition of a fold assignment, KKT conditions, a curve n times
+too large, the hashes of the sheet's answers), and it lets the others through. The last
+test runs the exercise notebook in-process with the solutions (self-checks, then the full
+checks in their place, as when grading) and with every solution cell replaced by ``None``
+stubs.
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ import _exercise_cells as notebook
 import numpy as np
 import pytest
 import scipy.optimize
+from _grading.reference import ch02 as ref
 from sklearn.linear_model import Ridge
 from sklearn.model_selection import LeaveOneOut, cross_val_predict
 from sklearn.pipeline import make_pipeline
@@ -24,10 +28,32 @@ from sklearn.preprocessing import StandardScaler
 from kmlib import datasets
 from kmlib import model_selection as ms
 from kmlib.book.exercises import ch02
+from kmlib.book.exercises._answers import matches_digest
 
 pytestmark = pytest.mark.filterwarnings("error")
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "exercises" / "02_cross_validation.md"
+SELF, FULL = "Self-check passed:", "Correct:"
+
+
+def _both(capsys, call) -> None:
+    """``call(module)`` passes the self-check and the full check, each with its own line."""
+    call(ch02)
+    assert capsys.readouterr().out.startswith(SELF)
+    call(ref)
+    assert capsys.readouterr().out.startswith(FULL)
+
+
+def _rejected(call, full: str, self_check: str | None) -> None:
+    """The full check rejects with ``full``; the self-check with ``self_check``, or passes
+    (None: its properties cannot tell this mistake)."""
+    with pytest.raises(AssertionError, match=full):
+        call(ref)
+    if self_check is None:
+        call(ch02)
+    else:
+        with pytest.raises(AssertionError, match=self_check):
+            call(ch02)
 
 
 # --------------------------------------------------------------------------- #
@@ -46,66 +72,52 @@ def cvdata():
 
 
 def test_check_kappa_accepts_valid_and_rejects_mistakes(capsys):
-    """Reference: the definition (labels 0..v-1, sizes differing by at most one)."""
-    ch02.check_kappa(np.random.default_rng(0).permutation(np.arange(23) % 5), 23, 5)
-    assert capsys.readouterr().out.startswith("Correct:")
-    with pytest.raises(AssertionError, match="0..4"):
-        ch02.check_kappa(np.arange(23) // 5 + 1, 23, 5)       # labels 1..5
-    with pytest.raises(AssertionError, match="differ by at most one"):
-        ch02.check_kappa(np.r_[np.zeros(15, int), np.arange(8) % 4 + 1], 23, 5)
-    with pytest.raises(AssertionError, match="empty"):
-        ch02.check_kappa(np.arange(23) % 4, 23, 5)
-    with pytest.raises(AssertionError, match="is None"):
-        ch02.check_kappa(None, 23, 5)
-    with pytest.raises(AssertionError, match="shape"):
-        ch02.check_kappa(np.arange(20) % 5, 23, 5)
-    with pytest.raises(AssertionError, match="integer"):
-        ch02.check_kappa(np.arange(23) % 5 + 0.5, 23, 5)
+    """Reference: the definition (labels 0..v-1, sizes differing by at most one); here the
+    self-check is the definition too."""
+    good = np.random.default_rng(0).permutation(np.arange(23) % 5)
+    _both(capsys, lambda m: m.check_kappa(good, 23, 5))
+    for bad, match in [(np.arange(23) // 5 + 1, "0..4"),                          # labels 1..5
+                       (np.r_[np.zeros(15, int), np.arange(8) % 4 + 1], "differ by at most one"),
+                       (np.arange(23) % 4, "empty"), (None, "is None"),
+                       (np.arange(20) % 5, "shape"), (np.arange(23) % 5 + 0.5, "integer")]:
+        _rejected(lambda m, bad=bad: m.check_kappa(bad, 23, 5), match, match)
 
 
 def test_check_cv_curve_accepts_sklearn_answer(cvdata, capsys):
     """Reference: sklearn cross_val_predict with Pipeline(StandardScaler, Ridge), same folds."""
     X, y, lams, kappa, curve = cvdata
-    ch02.check_cv_curve(curve, kappa, X, y, lams, 4)
-    assert capsys.readouterr().out.startswith("Correct:")
+    _both(capsys, lambda m: m.check_cv_curve(curve, kappa, X, y, lams, 4))
 
 
 def test_check_cv_curve_rejects_mistakes(cvdata):
-    """Typical mistakes: sum instead of mean, standardising with all the data, training error."""
+    """Typical mistakes: sum instead of mean, standardising with all the data, training error.
+    The self-check tells the scale and the folds; the others only the full check can."""
     X, y, lams, kappa, curve = cvdata
     pairs = [(np.flatnonzero(kappa != k), np.flatnonzero(kappa == k)) for k in range(4)]
-    with pytest.raises(AssertionError, match="MEAN"):
-        ch02.check_cv_curve(curve * len(y), kappa, X, y, lams, 4)
+    _rejected(lambda m: m.check_cv_curve(curve * len(y), kappa, X, y, lams, 4), "MEAN", "MEAN")
     Z = StandardScaler().fit_transform(X)   # leak: scaled with all 40 rows
     leak = np.array([np.mean((y - cross_val_predict(Ridge(alpha=lam), Z, y, cv=pairs)) ** 2)
                      for lam in lams])
-    with pytest.raises(AssertionError, match="ALL the data"):
-        ch02.check_cv_curve(leak, kappa, X, y, lams, 4)
+    _rejected(lambda m: m.check_cv_curve(leak, kappa, X, y, lams, 4), "ALL the data", None)
     train = np.array([np.mean((y - make_pipeline(StandardScaler(), Ridge(alpha=lam))
                                .fit(X, y).predict(X)) ** 2) for lam in lams])
-    with pytest.raises(AssertionError, match="training error"):
-        ch02.check_cv_curve(train, kappa, X, y, lams, 4)
-    with pytest.raises(AssertionError, match="cv_curve"):
-        ch02.check_cv_curve(curve * 1.01, kappa, X, y, lams, 4)
-    with pytest.raises(AssertionError, match="is None"):
-        ch02.check_cv_curve(None, kappa, X, y, lams, 4)
-    with pytest.raises(AssertionError, match="kappa"):
-        ch02.check_cv_curve(curve, None, X, y, lams, 4)
-    with pytest.raises(AssertionError, match="kappa"):
-        ch02.check_cv_curve(curve, kappa + 1, X, y, lams, 4)
+    _rejected(lambda m: m.check_cv_curve(train, kappa, X, y, lams, 4), "training error", None)
+    _rejected(lambda m: m.check_cv_curve(curve * 1.01, kappa, X, y, lams, 4), "cv_curve", None)
+    _rejected(lambda m: m.check_cv_curve(-curve, kappa, X, y, lams, 4), "cv_curve", "positive")
+    _rejected(lambda m: m.check_cv_curve(None, kappa, X, y, lams, 4), "is None", "is None")
+    _rejected(lambda m: m.check_cv_curve(curve, None, X, y, lams, 4), "kappa", "kappa")
+    _rejected(lambda m: m.check_cv_curve(curve, kappa + 1, X, y, lams, 4), "kappa", "kappa")
 
 
 def test_check_lam_hat(cvdata, capsys):
     """Reference: argmin of the (sklearn) curve; the argmax and None are rejected."""
     _, _, lams, _, curve = cvdata
-    ch02.check_lam_hat(lams[np.argmin(curve)], curve, lams)
-    assert capsys.readouterr().out.startswith("Correct:")
-    with pytest.raises(AssertionError, match="maximiser"):
-        ch02.check_lam_hat(lams[np.argmax(curve)], curve, lams)
-    with pytest.raises(AssertionError, match="is None"):
-        ch02.check_lam_hat(None, curve, lams)
-    with pytest.raises(AssertionError, match="lam_loo"):
-        ch02.check_lam_hat(True, curve, lams, name="lam_loo")
+    _both(capsys, lambda m: m.check_lam_hat(lams[np.argmin(curve)], curve, lams))
+    _rejected(lambda m: m.check_lam_hat(lams[np.argmax(curve)], curve, lams), "maximiser",
+              "maximiser")
+    _rejected(lambda m: m.check_lam_hat(None, curve, lams), "is None", "is None")
+    _rejected(lambda m: m.check_lam_hat(True, curve, lams, name="lam_loo"), "lam_loo", "lam_loo")
+    _rejected(lambda m: m.check_lam_hat(0.5, curve, lams), "smallest at", "not a value")
 
 
 # --------------------------------------------------------------------------- #
@@ -125,66 +137,86 @@ def test_check_stack_weights_accepts_lsq_linear(stackdata, capsys):
     P, y = stackdata
     w = scipy.optimize.lsq_linear(P, y, bounds=(0, np.inf), tol=1e-14, lsmr_tol="auto").x
     w[w < 1e-12] = 0.0
-    ch02.check_stack_weights(w, P, y)
-    assert capsys.readouterr().out.startswith("Correct:")
+    _both(capsys, lambda m: m.check_stack_weights(w, P, y))
 
 
 def test_check_stack_weights_rejects_mistakes(stackdata):
     """Typical mistakes: unconstrained least squares, weights forced to sum to one, None."""
     P, y = stackdata
     ls = np.linalg.lstsq(P, y, rcond=None)[0]
-    with pytest.raises(AssertionError, match="non-negative"):
-        ch02.check_stack_weights(ls, P, y)
+    _rejected(lambda m: m.check_stack_weights(ls, P, y), "non-negative", "non-negative")
     w = scipy.optimize.nnls(P, y)[0]
-    with pytest.raises(AssertionError, match="not optimal"):
-        ch02.check_stack_weights(w / w.sum() * 0.5, P, y)
-    with pytest.raises(AssertionError, match="not optimal"):
-        ch02.check_stack_weights(np.full(6, 1 / 6), P, y)
-    with pytest.raises(AssertionError, match="is None"):
-        ch02.check_stack_weights(None, P, y)
+    _rejected(lambda m: m.check_stack_weights(w / w.sum() * 0.5, P, y), "not optimal",
+              "not optimal")
+    _rejected(lambda m: m.check_stack_weights(np.full(6, 1 / 6), P, y), "sum to 1", "sum to 1")
+    _rejected(lambda m: m.check_stack_weights(None, P, y), "is None", "is None")
 
 
-def test_check_stacked_prediction():
-    """Reference: sklearn Pipeline(StandardScaler, Ridge) refitted on all the data."""
+def test_check_stacked_prediction(capsys):
+    """Reference: sklearn Pipeline(StandardScaler, Ridge) refitted on all the data. Other data
+    than the sheet's: the self-check has no hash, only the full check tells a fold fit."""
     X, y, _ = datasets.linear_model(50, 10, random_state=4)
     Xt = np.random.default_rng(5).standard_normal((7, 10))
     lams = np.array([0.1, 10.0, 1000.0])
     w = np.array([0.6, 0.0, 0.5])
     preds = np.column_stack([make_pipeline(StandardScaler(), Ridge(alpha=lam)).fit(X, y)
                              .predict(Xt) for lam in lams])
-    ch02.check_stacked_prediction(preds @ w, w, X, y, Xt, lams)
+    _both(capsys, lambda m: m.check_stacked_prediction(preds @ w, w, X, y, Xt, lams))
     wrong = np.column_stack([make_pipeline(StandardScaler(), Ridge(alpha=lam)).fit(X[:40], y[:40])
                              .predict(Xt) for lam in lams]) @ w     # a fold fit, not a refit
-    with pytest.raises(AssertionError, match="ALL the"):
-        ch02.check_stacked_prediction(wrong, w, X, y, Xt, lams)
-    with pytest.raises(AssertionError, match="is None"):
-        ch02.check_stacked_prediction(None, w, X, y, Xt, lams)
+    _rejected(lambda m: m.check_stacked_prediction(wrong, w, X, y, Xt, lams), "ALL the", None)
+    _rejected(lambda m: m.check_stacked_prediction(None, w, X, y, Xt, lams), "is None", "is None")
+
+
+@pytest.fixture(scope="module")
+def sheet_stacking():
+    """The sheet's stacking problem and its answer by scikit-learn refits."""
+    X, y, _ = datasets.linear_model(120, 40, random_state=11)
+    Xt = np.random.default_rng(12).standard_normal((200, 40))
+    lams = np.logspace(-1, 4, 12)
+    w = scipy.optimize.nnls(ms.oof_predictions(X, y, lams, folds=5), y)[0]
+    preds = np.column_stack([make_pipeline(StandardScaler(), Ridge(alpha=lam)).fit(X, y)
+                             .predict(Xt) for lam in lams])
+    return X, y, Xt, lams, w, preds
+
+
+def test_check_stacked_prediction_on_the_sheets_data(sheet_stacking, capsys):
+    """The sheet's data: the self-check recognises the refits' prediction by its hash and
+    tells fold fits (here: fits on the first 100 rows) from refits."""
+    X, y, Xt, lams, w, preds = sheet_stacking
+    _both(capsys, lambda m: m.check_stacked_prediction(preds @ w, w, X, y, Xt, lams))
+    part = np.column_stack([make_pipeline(StandardScaler(), Ridge(alpha=lam)).fit(X[:100], y[:100])
+                            .predict(Xt) for lam in lams]) @ w
+    _rejected(lambda m: m.check_stacked_prediction(part, w, X, y, Xt, lams), "ALL the",
+              "ALL the")
 
 
 # --------------------------------------------------------------------------- #
 # GCV versus LOO
 # --------------------------------------------------------------------------- #
-def test_check_loo_gcv_accepts_brute_force_loo(capsys):
-    """Reference: sklearn LeaveOneOut refits for LOO; GCV from the trace of sklearn's hat matrix."""
-    X, y, _ = datasets.linear_model(30, 5, random_state=6)
-    lams = np.array([0.1, 3.0, 100.0])
+def _brute_loo_gcv(X, y, lams):
+    """Reference: sklearn LeaveOneOut refits for LOO; GCV from the trace of sklearn's hat
+    matrix (column i: the fitted values for the response e_i)."""
     n = len(y)
     loo = np.array([np.mean((y - cross_val_predict(Ridge(alpha=lam), X, y, cv=LeaveOneOut())) ** 2)
                     for lam in lams])
-    gcv = np.empty(3)
-    for j, lam in enumerate(lams):   # column i of H: fitted values for the response e_i
+    gcv = np.empty(len(lams))
+    for j, lam in enumerate(lams):
         H = np.column_stack([Ridge(alpha=lam).fit(X, e).predict(X) for e in np.eye(n)])
         gcv[j] = np.mean((y - H @ y) ** 2) / (1 - np.trace(H) / n) ** 2
-    ch02.check_loo_gcv(loo, gcv, X, y, lams)
-    assert capsys.readouterr().out.startswith("Correct:")
-    with pytest.raises(AssertionError, match="gcv"):
-        ch02.check_loo_gcv(loo, gcv * (1 - 0.05), X, y, lams)
-    with pytest.raises(AssertionError, match="loo"):
-        ch02.check_loo_gcv(gcv, gcv, X, y, lams)
-    with pytest.raises(AssertionError, match="is None"):
-        ch02.check_loo_gcv(None, gcv, X, y, lams)
-    with pytest.raises(AssertionError, match="is None"):
-        ch02.check_loo_gcv(loo, None, X, y, lams)
+    return loo, gcv
+
+
+def test_check_loo_gcv_accepts_brute_force_loo(capsys):
+    X, y, _ = datasets.linear_model(30, 5, random_state=6)
+    lams = np.array([0.1, 3.0, 100.0])
+    loo, gcv = _brute_loo_gcv(X, y, lams)
+    _both(capsys, lambda m: m.check_loo_gcv(loo, gcv, X, y, lams))
+    _rejected(lambda m: m.check_loo_gcv(loo, gcv * (1 - 0.05), X, y, lams), "gcv", None)
+    _rejected(lambda m: m.check_loo_gcv(gcv, gcv, X, y, lams), "loo", None)
+    _rejected(lambda m: m.check_loo_gcv(loo, -gcv, X, y, lams), "gcv", "positive")
+    _rejected(lambda m: m.check_loo_gcv(None, gcv, X, y, lams), "is None", "is None")
+    _rejected(lambda m: m.check_loo_gcv(loo, None, X, y, lams), "is None", "is None")
 
 
 def test_check_loo_gcv_names_the_missing_intercept_leverage():
@@ -198,12 +230,36 @@ def test_check_loo_gcv_names_the_missing_intercept_leverage():
         r = yc - Hc @ yc
         bad[j] = np.mean((r / (1 - np.diag(Hc))) ** 2)
         gcv[j] = np.mean(r ** 2) / (1 - (1 + np.trace(Hc)) / 30) ** 2
-    with pytest.raises(AssertionError, match="1/n"):
-        ch02.check_loo_gcv(bad, gcv, X, y, lams)
+    _rejected(lambda m: m.check_loo_gcv(bad, gcv, X, y, lams), "1/n", None)
 
 
-# --------------------------------------------------------------------------- #
-# the notebook: solutions pass, None stubs fail every check
+@pytest.fixture(scope="module")
+def sheet_loo():
+    """The sheet's LOO and GCV curves, from one hat matrix per penalty built by scikit-learn
+    (column i: the fit to e_i, with the intercept)."""
+    X_raw, y, _ = datasets.diabetes()
+    Z = (X_raw - X_raw.mean(axis=0)) / X_raw.std(axis=0)
+    lams = np.logspace(-2, 4, 31)
+    n = len(y)
+    loo, gcv = np.empty(31), np.empty(31)
+    for j, lam in enumerate(lams):
+        fit = Ridge(alpha=lam).fit(Z, np.eye(n))                 # all n responses at once
+        H = fit.predict(Z)
+        r = y - H @ y
+        loo[j] = np.mean((r / (1 - np.diag(H))) ** 2)
+        gcv[j] = np.mean(r ** 2) / (1 - np.trace(H) / n) ** 2
+    return Z, y, lams, loo, gcv
+
+
+def test_check_loo_gcv_on_the_sheets_data(sheet_loo, capsys):
+    """The sheet's data: both checks accept; the hashes tell a curve off by 1e-4."""
+    Z, y, lams, loo, gcv = sheet_loo
+    _both(capsys, lambda m: m.check_loo_gcv(loo, gcv, Z, y, lams))
+    _rejected(lambda m: m.check_loo_gcv(loo * (1 + 1e-4), gcv, Z, y, lams), "loo differs",
+              "loo differs")
+    _rejected(lambda m: m.check_loo_gcv(loo, gcv * (1 - 1e-4), Z, y, lams), "gcv differs",
+              "gcv differs")
+
 
 # --------------------------------------------------------------------------- #
 # leakage through screening
@@ -234,16 +290,22 @@ def _screened(X, y, inside, n_keep=10, lam=1.0):
 def test_check_screened_cv_accepts_and_diagnoses(noise, capsys):
     X, y = noise
     w, r = _screened(X, y, False), _screened(X, y, True)
-    ch02.check_screened_cv(w, r, X, y, 10, 1.0)
-    assert capsys.readouterr().out.startswith("Correct:")
-    with pytest.raises(AssertionError, match="swapped"):
-        ch02.check_screened_cv(r, w, X, y, 10, 1.0)
-    with pytest.raises(AssertionError, match="cv_wrong"):
-        ch02.check_screened_cv(w * 1.1, r, X, y, 10, 1.0)
-    with pytest.raises(AssertionError, match="cv_right"):
-        ch02.check_screened_cv(w, r * 0.9, X, y, 10, 1.0)
-    with pytest.raises(AssertionError, match="is None"):
-        ch02.check_screened_cv(None, r, X, y, 10, 1.0)
+    _both(capsys, lambda m: m.check_screened_cv(w, r, X, y, 10, 1.0))
+    _rejected(lambda m: m.check_screened_cv(r, w, X, y, 10, 1.0), "swapped", "swapped")
+    _rejected(lambda m: m.check_screened_cv(w * 1.1, r, X, y, 10, 1.0), "cv_wrong", "cv_wrong")
+    _rejected(lambda m: m.check_screened_cv(w, r * 0.9, X, y, 10, 1.0), "cv_right", "cv_right")
+    _rejected(lambda m: m.check_screened_cv(None, r, X, y, 10, 1.0), "is None", "is None")
+
+
+def test_screened_cv_right_to_six_digits_passes_only_the_self_check(noise, capsys):
+    """cv_right off by 3e-6 (relative): six significant digits of 1.03294... still match its
+    hash, the full check (tolerance 1e-6) does not; off by 1e-4 both reject it."""
+    X, y = noise
+    w, r = _screened(X, y, False), _screened(X, y, True)
+    _rejected(lambda m: m.check_screened_cv(w, r * (1 + 3e-6), X, y, 10, 1.0), "cv_right", None)
+    assert capsys.readouterr().out.startswith(SELF)
+    _rejected(lambda m: m.check_screened_cv(w, r * (1 + 1e-4), X, y, 10, 1.0), "cv_right",
+              "cv_right")
 
 
 def test_wrong_screening_falls_below_the_error_floor(noise):
@@ -253,12 +315,31 @@ def test_wrong_screening_falls_below_the_error_floor(noise):
     assert _screened(X, y, False) < 0.8 < _screened(X, y, True)
 
 # --------------------------------------------------------------------------- #
-def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys):
-    """Solution notebook: every check prints Correct. Student stubs (None): every check fails."""
+def test_the_self_checks_hashes_are_the_sheets_answers(sheet_stacking, sheet_loo, noise):
+    """Each digest in ch02 recognises the answer computed here by an independent route."""
+    X, y, Xt, lams, w, preds = sheet_stacking
+    assert ch02._recognised(preds @ w, "pred_test")
+    _, _, _, loo, gcv = sheet_loo
+    assert ch02._recognised(loo, "loo") and ch02._recognised(gcv, "gcv")
+    assert not ch02._recognised(loo * (1 + 1e-5), "loo")
+    Xn, yn = noise
+    assert matches_digest(_screened(Xn, yn, False), ch02.DIGESTS["cv_wrong"], "cv_wrong")
+    assert matches_digest(_screened(Xn, yn, True), ch02.DIGESTS["cv_right"], "cv_right")
+
+
+def test_notebook_passes_self_checks_and_full_checks_and_stubs_fail(capsys, monkeypatch):
+    """Solution notebook: every check passes, the self-checks and then, in their place as
+    when grading, the full checks. Student stubs (None): every check fails."""
     cells = notebook.code_cells(NOTEBOOK)
     checks = notebook.check_sources(cells)
-    assert len(checks) >= 3
-    notebook.run_with_solutions(cells)
     n_checks = sum(src.count("ch02.check_") for src in checks)
-    assert capsys.readouterr().out.count("Correct:") == n_checks
+    assert n_checks == 9
+    notebook.run_with_solutions(cells)
+    out = capsys.readouterr().out
+    assert out.count(SELF) == n_checks and FULL not in out
+    notebook.assert_checks_fail_with_none_stubs(cells)
+    for name in ch02.__all__:
+        monkeypatch.setattr(ch02, name, getattr(ref, name))
+    notebook.run_with_solutions(cells)
+    assert capsys.readouterr().out.count(FULL) == n_checks
     notebook.assert_checks_fail_with_none_stubs(cells)

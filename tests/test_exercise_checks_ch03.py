@@ -1,11 +1,13 @@
-"""Tests for the chapter-3 exercise checkers (kmlib.book.exercises.ch03).
+"""Tests for the chapter-3 checks: the self-checks that ship (kmlib.book.exercises.ch03) and
+the lecturer's full checks (scripts/_grading/reference/ch03.py).
 
-Each checker must accept the right answer (computed here by an independent
-route: np.linalg.cond, math.comb, lstsq, brute-force truncation, explicit
-features), reject typical wrong answers with a diagnosing message that does not
-contain the reference value, and reject ``None``.  The last test runs the
-exercise notebook with every solution cell replaced by ``None`` stubs and
-requires every check cell to fail.
+Both must accept the right answer (computed here by an independent route: np.linalg.cond,
+math.comb, lstsq, brute-force truncation, explicit features) and reject ``None``. The full
+check must reject typical wrong answers with a diagnosing message that does not contain the
+reference value; the self-check those its properties can tell (bounds, normal equations,
+row space, projection, the hashes of the sheet's answers and of typical wrong answers). The
+last test runs the exercise notebook with the solutions (self-checks, then the full checks
+in their place as when grading) and with ``None`` stubs, where every check cell must fail.
 """
 from __future__ import annotations
 
@@ -15,13 +17,38 @@ from pathlib import Path
 import _exercise_cells as notebook
 import numpy as np
 import pytest
+from _grading.reference import ch03 as ref
 
 from kmlib.book import kernel_trick as kt
 from kmlib.book.exercises import ch03
+from kmlib.book.exercises._answers import matches_digest
 
 pytestmark = pytest.mark.filterwarnings("error")
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "exercises" / "03_kernel_trick.md"
+SELF, FULL = "Self-check passed:", "Correct:"
+
+
+def _both(capsys, call) -> None:
+    """``call(module)`` passes the self-check and the full check, each with its own line."""
+    call(ch03)
+    assert capsys.readouterr().out.startswith(SELF)
+    call(ref)
+    assert capsys.readouterr().out.startswith(FULL)
+
+
+def _rejected(call, full: str, self_check: str | None, *no_leak) -> None:
+    """The full check rejects with ``full``; the self-check with ``self_check``, or passes
+    (None: its properties cannot tell this mistake). Neither message shows ``no_leak``."""
+    with pytest.raises(AssertionError, match=full) as e:
+        call(ref)
+    _no_leak(e, *no_leak)
+    if self_check is None:
+        call(ch03)
+    else:
+        with pytest.raises(AssertionError, match=self_check) as e:
+            call(ch03)
+        _no_leak(e, *no_leak)
 
 
 def _no_leak(excinfo, *values):
@@ -49,10 +76,10 @@ def _conds(Phi, lam):
 
 @pytest.mark.parametrize("shape", [(100, 10), (10, 100)])
 def test_check_condition_numbers_accepts_np_cond(shape, capsys):
-    """Reference: np.linalg.cond of the two explicit matrices (the checker uses the SVD of Phi)."""
+    """Reference: np.linalg.cond of the two explicit matrices (the full check uses the SVD of
+    Phi)."""
     Phi = np.random.default_rng(1).standard_normal(shape)
-    ch03.check_condition_numbers(*_conds(Phi, 0.1), Phi, 0.1)
-    assert capsys.readouterr().out.startswith("Correct:")
+    _both(capsys, lambda m: m.check_condition_numbers(*_conds(Phi, 0.1), Phi, 0.1))
 
 
 def test_condition_numbers_match_the_approximate_published_sizes(tall):
@@ -62,21 +89,20 @@ def test_condition_numbers_match_the_approximate_published_sizes(tall):
     assert 2 < kP < 5 and 1000 < kD < 3000
 
 
-def test_check_condition_numbers_rejects_mistakes(tall):
-    """Mistakes: swapped, unshifted cond(Phi), None, and a wrong lam."""
+def test_check_condition_numbers_rejects_mistakes(tall, capsys):
+    """Mistakes: swapped, unshifted cond(Phi), a wrong lam, None. On the sheet's matrix the
+    hash tells the unshifted ratio, which differs from kappa_P by 1e-3 only."""
     kP, kD = _conds(tall, 0.1)
-    with pytest.raises(AssertionError, match="swapped") as e:
-        ch03.check_condition_numbers(kD, kP, tall, 0.1)
-    _no_leak(e, kP, kD)
+    _both(capsys, lambda m: m.check_condition_numbers(kP, kD, tall, 0.1))
+    _rejected(lambda m: m.check_condition_numbers(kD, kP, tall, 0.1), "swapped", "swapped",
+              kP, kD)
     s = np.linalg.svd(tall, compute_uv=False)
-    with pytest.raises(AssertionError, match="without the shift") as e:
-        ch03.check_condition_numbers(s[0] / s[-1], kD, tall, 0.1)
-    _no_leak(e, kP, kD)
-    with pytest.raises(AssertionError, match="extra|some of its eigenvalues equal lam") as e:
-        ch03.check_condition_numbers(kP, _conds(tall, 1.0)[1], tall, 0.1)
-    _no_leak(e, kP, kD)
-    with pytest.raises(AssertionError, match="is None"):
-        ch03.check_condition_numbers(None, None, tall, 0.1)
+    _rejected(lambda m: m.check_condition_numbers((s[0] / s[-1]) ** 2, kD, tall, 0.1),
+              "without the shift", "shift lam I", kP, kD)
+    _rejected(lambda m: m.check_condition_numbers(kP, _conds(tall, 1.0)[1], tall, 0.1),
+              "extra|some of its eigenvalues equal lam", "some of its eigenvalues equal lam",
+              kP, kD)
+    _rejected(lambda m: m.check_condition_numbers(None, None, tall, 0.1), "is None", "is None")
 
 
 # --------------------------------------------------------------------------- #
@@ -89,8 +115,7 @@ def test_check_monomial_counts_accepts_brute_force_and_comb(capsys):
     """Reference: math.comb, and brute-force enumeration for the small pairs."""
     right = [math.comb(d + p, p) for d, p in PAIRS]
     assert right[:3] == [len(kt.monomial_exponents(d, p)) for d, p in PAIRS[:3]]
-    ch03.check_monomial_counts(right, PAIRS)
-    assert capsys.readouterr().out.startswith("Correct:")
+    _both(capsys, lambda m: m.check_monomial_counts(right, PAIRS))
 
 
 @pytest.mark.parametrize("mistake,match", [
@@ -100,16 +125,14 @@ def test_check_monomial_counts_accepts_brute_force_and_comb(capsys):
     (lambda d, p: math.comb(d + p, p) + (d == 100), "wrong"),
 ])
 def test_check_monomial_counts_rejects_mistakes(mistake, match):
-    with pytest.raises(AssertionError, match=match) as e:
-        ch03.check_monomial_counts([mistake(d, p) for d, p in PAIRS], PAIRS)
-    _no_leak(e, 3268760, 176851)
+    """The full check names the mistake; the self-check names the first pair that is wrong."""
+    _rejected(lambda m: m.check_monomial_counts([mistake(d, p) for d, p in PAIRS], PAIRS), match,
+              "is wrong", 3268760, 176851)
 
 
 def test_check_monomial_counts_rejects_none_and_shape():
-    with pytest.raises(AssertionError, match="is None"):
-        ch03.check_monomial_counts(None, PAIRS)
-    with pytest.raises(AssertionError, match="shape"):
-        ch03.check_monomial_counts([4, 56], PAIRS)
+    _rejected(lambda m: m.check_monomial_counts(None, PAIRS), "is None", "is None")
+    _rejected(lambda m: m.check_monomial_counts([4, 56], PAIRS), "shape", "shape")
 
 
 # --------------------------------------------------------------------------- #
@@ -123,24 +146,27 @@ def rank6():
 
 
 def test_check_pinv_dual_accepts_both_pinv_routes(rank6, capsys):
-    """Reference: the two pseudoinverse expressions of the chapter (checker uses lstsq)."""
+    """Reference: the two pseudoinverse expressions of the chapter (the full check uses
+    lstsq)."""
     Phi, y = rank6
-    ch03.check_pinv_dual(Phi.T @ np.linalg.pinv(Phi @ Phi.T) @ y, Phi, y)
-    ch03.check_pinv_dual(np.linalg.pinv(Phi.T @ Phi) @ Phi.T @ y, Phi, y)
-    assert capsys.readouterr().out.count("Correct:") == 2
+    _both(capsys, lambda m: m.check_pinv_dual(Phi.T @ np.linalg.pinv(Phi @ Phi.T) @ y, Phi, y))
+    _both(capsys, lambda m: m.check_pinv_dual(np.linalg.pinv(Phi.T @ Phi) @ Phi.T @ y, Phi, y))
 
 
 def test_check_pinv_dual_rejects_mistakes(rank6):
-    """Mistakes: a non-minimum-norm solution, a forgotten Phi^T, None."""
+    """Mistakes: a non-minimum-norm solution, half the answer, an inverse of the singular Gram
+    matrix, None. The normal equations and the row space tell all of them."""
     Phi, y = rank6
     w = np.linalg.lstsq(Phi, y, rcond=None)[0]
     z = np.linalg.svd(Phi)[2][-1]
-    with pytest.raises(AssertionError, match="minimum-norm"):
-        ch03.check_pinv_dual(w + z, Phi, y)
-    with pytest.raises(AssertionError, match="does not minimise|does not fit"):
-        ch03.check_pinv_dual(0.5 * w, Phi, y)
-    with pytest.raises(AssertionError, match="is None"):
-        ch03.check_pinv_dual(None, Phi, y)
+    _rejected(lambda m: m.check_pinv_dual(w + z, Phi, y), "minimum-norm", "minimum-norm")
+    _rejected(lambda m: m.check_pinv_dual(0.5 * w, Phi, y), "does not minimise|does not fit",
+              "does not minimise|does not fit")
+    tiny = Phi.T @ np.linalg.pinv(Phi @ Phi.T, rcond=1e-18) @ y     # keeps round-off eigenvalues
+    if not np.allclose(tiny, w, atol=1e-6):
+        _rejected(lambda m: m.check_pinv_dual(tiny, Phi, y), "does not minimise|minimum-norm",
+                  "does not minimise|minimum-norm")
+    _rejected(lambda m: m.check_pinv_dual(None, Phi, y), "is None", "is None")
 
 
 # --------------------------------------------------------------------------- #
@@ -157,25 +183,23 @@ def _brute_M():
 
 
 def test_check_gaussian_terms_accepts_brute_force(capsys):
-    """Reference: truncated feature maps on the grid (checker uses the incomplete gamma
+    """Reference: truncated feature maps on the grid (the full check uses the incomplete gamma
     function)."""
-    ch03.check_gaussian_terms(_brute_M())
-    assert capsys.readouterr().out.startswith("Correct:")
+    M = _brute_M()
+    _both(capsys, lambda m: m.check_gaussian_terms(M))
 
 
 def test_check_gaussian_terms_rejects_mistakes():
     M = _brute_M()
     bound_M = next(M for M in range(1, 60) if 4.0**M / math.factorial(M) < 1e-10)   # 4^M/M!
     assert bound_M > M
-    with pytest.raises(AssertionError, match="bound") as e:
-        ch03.check_gaussian_terms(bound_M)
-    _no_leak(e, M)
-    with pytest.raises(AssertionError, match="off by one") as e:
-        ch03.check_gaussian_terms(M - 1)
-    with pytest.raises(AssertionError, match="whole number"):
-        ch03.check_gaussian_terms(2.5)
-    with pytest.raises(AssertionError, match="is None"):
-        ch03.check_gaussian_terms(None)
+    _rejected(lambda m: m.check_gaussian_terms(bound_M), "bound", "bound", M)
+    _rejected(lambda m: m.check_gaussian_terms(bound_M + 1), "not the first M", "bound", M)
+    _rejected(lambda m: m.check_gaussian_terms(M - 1), "off by one", "off by one")
+    _rejected(lambda m: m.check_gaussian_terms(M + 1), "off by one", "off by one")
+    _rejected(lambda m: m.check_gaussian_terms(M - 5), "not the first M", "not the first M")
+    _rejected(lambda m: m.check_gaussian_terms(2.5), "whole number", "whole number")
+    _rejected(lambda m: m.check_gaussian_terms(None), "is None", "is None")
 
 
 # --------------------------------------------------------------------------- #
@@ -201,22 +225,37 @@ def _cut(thr):
 
 
 def test_check_cutoff_accepts_svd_filter(cut_problem, capsys):
-    """Reference: the cut-off filter applied to one SVD (the checker uses a truncated pinv)."""
+    """Reference: the cut-off filter applied to one SVD (the full check uses a truncated
+    pinv)."""
     Phi, y = cut_problem
-    ch03.check_cutoff(_filtered(Phi, y, _cut(0.05)), Phi, y, 0.05)
-    assert capsys.readouterr().out.startswith("Correct:")
+    _both(capsys, lambda m: m.check_cutoff(_filtered(Phi, y, _cut(0.05)), Phi, y, 0.05))
 
 
 def test_check_cutoff_rejects_mistakes(cut_problem):
+    """On the sheet's data the self-check names the mistakes by their hashes, and ridge by
+    its fit, which is no projection."""
     Phi, y = cut_problem
-    with pytest.raises(AssertionError, match="sigma\\^2 > lam"):
-        ch03.check_cutoff(_filtered(Phi, y, _cut(np.sqrt(0.05))), Phi, y, 0.05)
-    with pytest.raises(AssertionError, match="plain pseudoinverse"):
-        ch03.check_cutoff(_filtered(Phi, y, _cut(1e-12)), Phi, y, 0.05)
-    with pytest.raises(AssertionError, match="ridge"):
-        ch03.check_cutoff(_filtered(Phi, y, lambda s: s / (s**2 + 0.05)), Phi, y, 0.05)
-    with pytest.raises(AssertionError, match="is None"):
-        ch03.check_cutoff(None, Phi, y, 0.05)
+    _rejected(lambda m: m.check_cutoff(_filtered(Phi, y, _cut(np.sqrt(0.05))), Phi, y, 0.05),
+              "sigma\\^2 > lam", "sigma\\^2 > lam")
+    _rejected(lambda m: m.check_cutoff(_filtered(Phi, y, _cut(1e-12)), Phi, y, 0.05),
+              "plain pseudoinverse", "plain pseudoinverse")
+    _rejected(lambda m: m.check_cutoff(_filtered(Phi, y, lambda s: s / (s**2 + 0.05)), Phi, y,
+                                       0.05), "ridge", "ridge")
+    _rejected(lambda m: m.check_cutoff(_filtered(Phi, y, _cut(0.5)), Phi, y, 0.05), "g\\(S\\)",
+              "g\\(S\\)")
+    _rejected(lambda m: m.check_cutoff(None, Phi, y, 0.05), "is None", "is None")
+
+
+def test_check_cutoff_on_other_data_has_only_the_properties(capsys):
+    """Another matrix: no hash; a cut at the wrong level is still a projection in the row
+    space, so only the full check tells it."""
+    rng = np.random.default_rng(8)
+    Phi, y = rng.standard_normal((12, 7)), rng.standard_normal(12)
+    s = np.linalg.svd(Phi, compute_uv=False)
+    lam = float(s[3] + s[4]) / 2
+    _both(capsys, lambda m: m.check_cutoff(_filtered(Phi, y, _cut(lam)), Phi, y, lam))
+    _rejected(lambda m: m.check_cutoff(_filtered(Phi, y, _cut(s[2] * 1.01)), Phi, y, lam),
+              "g\\(S\\)", None)
 
 
 # --------------------------------------------------------------------------- #
@@ -231,37 +270,65 @@ def kdata():
 
 
 def test_check_kernel_predictions_accepts_dual_route(kdata, capsys):
-    """Reference: the dual route with kmlib.kernels (checker uses explicit features, primal)."""
+    """Reference: the dual route with kmlib.kernels (the full check uses explicit features,
+    primal)."""
     from kmlib import kernels
     X, y, Xn = kdata
     k = kernels.polynomial(2, 1.0)
     f = k(Xn, X) @ np.linalg.solve(k(X) + 0.5 * np.eye(25), y)
-    ch03.check_kernel_predictions(f, X, y, Xn, 0.5)
-    assert capsys.readouterr().out.startswith("Correct:")
+    _both(capsys, lambda m: m.check_kernel_predictions(f, X, y, Xn, 0.5))
 
 
 def test_check_kernel_predictions_rejects_mistakes(kdata):
     X, y, Xn = kdata
     K, Kn = (1 + X @ X.T) ** 2, (1 + Xn @ X.T) ** 2
-    with pytest.raises(AssertionError, match="unpenalised"):
-        ch03.check_kernel_predictions(Kn @ np.linalg.pinv(K, hermitian=True) @ y, X, y, Xn, 0.5)
-    with pytest.raises(AssertionError, match="squared"):
-        ch03.check_kernel_predictions(
-            (1 + Xn @ X.T) @ np.linalg.solve(1 + X @ X.T + 0.5 * np.eye(25), y), X, y, Xn, 0.5)
-    with pytest.raises(AssertionError, match="k_x\\^T alpha"):
-        ch03.check_kernel_predictions(Kn @ np.linalg.solve(K + 5.0 * np.eye(25), y), X, y, Xn, 0.5)
-    with pytest.raises(AssertionError, match="shape"):
-        ch03.check_kernel_predictions(np.zeros(3), X, y, Xn, 0.5)
+    unpenalised = Kn @ np.linalg.pinv(K, hermitian=True) @ y
+    _rejected(lambda m: m.check_kernel_predictions(unpenalised, X, y, Xn, 0.5), "unpenalised",
+              "unpenalised")
+    unsquared = (1 + Xn @ X.T) @ np.linalg.solve(1 + X @ X.T + 0.5 * np.eye(25), y)
+    _rejected(lambda m: m.check_kernel_predictions(unsquared, X, y, Xn, 0.5), "squared",
+              "squared")
+    other_lam = Kn @ np.linalg.solve(K + 5.0 * np.eye(25), y)
+    _rejected(lambda m: m.check_kernel_predictions(other_lam, X, y, Xn, 0.5), "k_x\\^T alpha",
+              "k_x\\^T alpha")
+    _rejected(lambda m: m.check_kernel_predictions(np.zeros(3), X, y, Xn, 0.5), "shape", "shape")
 
 
 # --------------------------------------------------------------------------- #
-# the notebook: solutions pass, None stubs fail every check
+# the hashes, and the notebook
 # --------------------------------------------------------------------------- #
-def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys):
-    """Solution notebook: all checks print Correct. Student stubs (None): every check fails."""
+def test_the_self_checks_hashes_are_the_sheets_answers(tall, cut_problem, kdata):
+    """Each digest in ch03 recognises the answer computed here by an independent route."""
+    wide = np.random.default_rng(0)
+    wide.standard_normal((100, 10))
+    for case, Phi in (("tall", tall), ("wide", wide.standard_normal((10, 100)))):
+        kP, kD = _conds(Phi, 0.1)
+        assert matches_digest(kP, ch03.DIGESTS[f"kappa_P_{case}"], f"kappa_P_{case}")
+        assert matches_digest(kD, ch03.DIGESTS[f"kappa_D_{case}"], f"kappa_D_{case}")
+    for d, p in PAIRS:
+        count = len(kt.monomial_exponents(d, p)) if d + p < 20 else math.comb(d + p, p)
+        assert matches_digest(count, ch03.DIGESTS[f"D[{d},{p}]"], f"D[{d},{p}]", 10)
+    assert matches_digest(_brute_M(), ch03.DIGESTS["M_min"], "M_min", 10)
+    Phi, y = cut_problem
+    assert ch03._is(_filtered(Phi, y, _cut(0.05)), "w_cut")
+    X, y, Xn = kdata
+    from kmlib import kernels
+    k = kernels.polynomial(2, 1.0)
+    assert ch03._is(k(Xn, X) @ np.linalg.solve(k(X) + 0.5 * np.eye(25), y), "f_new")
+
+
+def test_notebook_passes_self_checks_and_full_checks_and_stubs_fail(capsys, monkeypatch):
+    """Solution notebook: every check passes, the self-checks and then, in their place as
+    when grading, the full checks. Student stubs (None): every check fails."""
     cells = notebook.code_cells(NOTEBOOK)
     checks = notebook.check_sources(cells)
     assert len(checks) == 6
     notebook.run_with_solutions(cells)
-    assert capsys.readouterr().out.count("Correct:") == 7
+    out = capsys.readouterr().out
+    assert out.count(SELF) == 7 and FULL not in out
+    notebook.assert_checks_fail_with_none_stubs(cells)
+    for name in ch03.__all__:
+        monkeypatch.setattr(ch03, name, getattr(ref, name))
+    notebook.run_with_solutions(cells)
+    assert capsys.readouterr().out.count(FULL) == 7
     notebook.assert_checks_fail_with_none_stubs(cells)

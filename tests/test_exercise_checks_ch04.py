@@ -1,24 +1,56 @@
-"""Tests for the chapter-4 exercise checkers (kmlib.book.exercises.ch04).
+"""Tests for the chapter-4 checks: the self-checks that ship (kmlib.book.exercises.ch04) and
+the lecturer's full checks (scripts/_grading/reference/ch04.py).
 
-Each checker must accept the right answer (computed here by an independent route:
-a brute-force double loop over sets, factorials, scikit-learn's Matern kernel, the
-rank of X, a grid of points), reject typical wrong answers with a message that
-names the mistake, never print the reference value in that message, and reject
-``None``.
+Both must accept the right answer (computed here by an independent route: a brute-force
+double loop over sets, factorials, scikit-learn's Matern kernel, the rank of X, a grid of
+points) and reject ``None``. The full check must reject typical wrong answers with a
+message that names the mistake and never prints the reference value; the self-check those
+its properties can tell (symmetry, positive semidefiniteness, the diagonal, bounds and
+monotonicity, the hashes of the sheet's answers and of typical wrong answers).
 """
 from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 
+import _exercise_cells as notebook
 import numpy as np
 import pytest
+from _grading.reference import ch04 as ref
 from sklearn.gaussian_process.kernels import Matern
 
 from kmlib import kernels
 from kmlib.book.exercises import ch04
+from kmlib.book.exercises._answers import matches_digest
 
 pytestmark = pytest.mark.filterwarnings("error")
+
+NOTEBOOK = Path(__file__).resolve().parents[1] / "exercises" / "04_kernels.md"
+SELF, FULL = "Self-check passed:", "Correct:"
+
+
+def _both(capsys, call) -> None:
+    """``call(module)`` passes the self-check and the full check, each with its own line."""
+    call(ch04)
+    assert capsys.readouterr().out.startswith(SELF)
+    call(ref)
+    assert capsys.readouterr().out.startswith(FULL)
+
+
+def _rejected(call, full: str, self_check: str | None):
+    """The full check rejects with ``full``; the self-check with ``self_check``, or passes
+    (None: its properties cannot tell this mistake). Returns both messages."""
+    with pytest.raises(AssertionError, match=full) as e:
+        call(ref)
+    messages = [str(e.value)]
+    if self_check is None:
+        call(ch04)
+    else:
+        with pytest.raises(AssertionError, match=self_check) as e:
+            call(ch04)
+        messages.append(str(e.value))
+    return messages
 
 
 def _numbers(text):
@@ -47,24 +79,37 @@ def _jaccard_loop(S):
 
 def test_jaccard_accepts_brute_force(sets, capsys):
     """Reference: a double loop over the sets."""
-    ch04.check_jaccard_gram(_jaccard_loop(sets), sets)
-    assert capsys.readouterr().out.startswith("Correct:")
+    _both(capsys, lambda m: m.check_jaccard_gram(_jaccard_loop(sets), sets))
 
 
 def test_jaccard_rejects_typical_mistakes(sets):
+    """Every mistake breaks a property of a Jaccard Gram matrix."""
     K = _jaccard_loop(sets)
     wrong_empty = K.copy()
     wrong_empty[0, 0] = 0.0
-    with pytest.raises(AssertionError, match="0/0 := 1"):
-        ch04.check_jaccard_gram(wrong_empty, sets)
+    _rejected(lambda m: m.check_jaccard_gram(wrong_empty, sets), "0/0 := 1", "0/0 := 1")
     inter = (sets[:, None, :] & sets[None, :, :]).sum(axis=2)
     sizes = sets.sum(axis=1)
     dice = np.where(np.add.outer(sizes, sizes) > 0,
                     inter / np.maximum(np.add.outer(sizes, sizes), 1), 1.0)
-    with pytest.raises(AssertionError, match="counts the intersection twice"):
-        ch04.check_jaccard_gram(dice, sets)
-    with pytest.raises(AssertionError, match="is None"):
-        ch04.check_jaccard_gram(None, sets)
+    _rejected(lambda m: m.check_jaccard_gram(dice, sets), "counts the intersection twice",
+              "counts the intersection twice")
+    union = (sets[:, None, :] | sets[None, :, :]).sum(axis=2)
+    upside = np.where(union > 0, union / np.maximum(inter, 1), 1.0)
+    _rejected(lambda m: m.check_jaccard_gram(upside, sets), "\\|A ∪ B\\| / \\|A ∩ B\\|",
+              "\\|A ∪ B\\| / \\|A ∩ B\\|")
+    _rejected(lambda m: m.check_jaccard_gram(None, sets), "is None", "is None")
+
+
+def test_jaccard_of_the_sheets_sets_is_recognised():
+    """On the sheet's sets an entry off by 1/7 (symmetric, still PSD) fails the hash."""
+    S = ch04.sheet_sets()
+    K = _jaccard_loop(S)
+    assert ch04._is(K, "K_jac")
+    off = K.copy()
+    off[3, 5] = off[5, 3] = K[3, 5] + 1 / 7 if K[3, 5] < 0.5 else K[3, 5] - 1 / 7
+    if np.linalg.eigvalsh(off).min() > -1e-10:
+        _rejected(lambda m: m.check_jaccard_gram(off), "K_jac\\[", "not the Jaccard index")
 
 
 # --------------------------------------------------------------------------- #
@@ -77,24 +122,34 @@ def gram():
 
 
 def test_exp_series_accepts_factorial_sum(gram, capsys):
-    """Reference: the explicit sum with math.factorial (the checker uses gammaincc)."""
-    ch04.check_exp_series(sum(gram**i / math.factorial(i) for i in range(7)), gram, 6)
-    assert capsys.readouterr().out.startswith("Correct:")
+    """Reference: the explicit sum with math.factorial (the full check uses gammaincc)."""
+    _both(capsys, lambda m: m.check_exp_series(sum(gram**i / math.factorial(i) for i in range(7)),
+                                               gram, 6))
 
 
-@pytest.mark.parametrize("make,match", [
+@pytest.mark.parametrize("make,match,self_match", [
     (lambda K: sum(np.linalg.matrix_power(K, i) / math.factorial(i) for i in range(7)),
-     "ENTRYWISE"),
-    (lambda K: sum(K**i / math.factorial(i) for i in range(1, 7)), "start at i = 0"),
-    (lambda K: sum(K**i / math.factorial(i) for i in range(6)), "off by one"),
-    (lambda K: sum(K**i for i in range(7)), "1 / i!"),
-    (lambda K: np.exp(K), "exp\\(K\\) itself"),
+     "ENTRYWISE", "ENTRYWISE"),
+    (lambda K: sum(K**i / math.factorial(i) for i in range(1, 7)), "start at i = 0",
+     "start at i = 0"),
+    (lambda K: sum(K**i / math.factorial(i) for i in range(6)), "off by one", None),
+    (lambda K: sum(K**i for i in range(7)), "1 / i!", "1 / i!"),
+    (lambda K: np.exp(K), "exp\\(K\\) itself", "exp\\(K\\) itself"),
 ])
-def test_exp_series_diagnoses_mistakes(gram, make, match):
-    with pytest.raises(AssertionError, match=match) as info:
-        ch04.check_exp_series(make(gram), gram, 6)
-    ref = sum(gram**i / math.factorial(i) for i in range(7))
-    assert not any(np.isclose(v, ref).any() for v in _numbers(str(info.value)))
+def test_exp_series_diagnoses_mistakes(gram, make, match, self_match):
+    """Another Gram matrix than the sheet's: an off-by-one stays within the bounds, so only
+    the full check (or, on the sheet's matrix, the hash) tells it."""
+    messages = _rejected(lambda m: m.check_exp_series(make(gram), gram, 6), match, self_match)
+    ref_value = sum(gram**i / math.factorial(i) for i in range(7))
+    for message in messages:
+        assert not any(np.isclose(v, ref_value).any() for v in _numbers(message))
+
+
+def test_exp_series_off_by_one_on_the_sheets_matrix():
+    K = ch04.sheet_gram()
+    for terms in (6, 8):
+        S = sum(K**i / math.factorial(i) for i in range(terms))
+        _rejected(lambda m, S=S: m.check_exp_series(S), "off by one", "off by one")
 
 
 # --------------------------------------------------------------------------- #
@@ -107,27 +162,28 @@ def _sk(nu):
 
 def test_matern_accepts_scikit_learn(capsys):
     """Reference: scikit-learn's closed forms for nu = 1.5 and 2.5."""
-    ch04.check_matern(_sk(1.5), _sk(2.5))
-    assert capsys.readouterr().out.startswith("Correct:")
+    _both(capsys, lambda m: m.check_matern(_sk(1.5), _sk(2.5)))
 
 
 def test_matern_diagnoses_mistakes():
+    """The self-check names each mistake by the hash of the values of the wrong form."""
     no_sqrt = lambda r, ell: (1 + r / ell) * np.exp(-r / ell)          # noqa: E731
-    with pytest.raises(AssertionError, match="sqrt\\(2 nu\\) r / ell"):
-        ch04.check_matern(no_sqrt, _sk(2.5))
-    with pytest.raises(AssertionError, match="swapped"):
-        ch04.check_matern(_sk(2.5), _sk(1.5))
+    _rejected(lambda m: m.check_matern(no_sqrt, _sk(2.5)), "sqrt\\(2 nu\\) r / ell",
+              "sqrt\\(2 nu\\) r / ell")
+    _rejected(lambda m: m.check_matern(_sk(2.5), _sk(1.5)), "swapped", "swapped")
 
     def bad_quadratic(r, ell):
         t = np.sqrt(5) * np.asarray(r) / ell
         return (1 + t + t**2) * np.exp(-t)
 
-    with pytest.raises(AssertionError, match="quadratic term"):
-        ch04.check_matern(_sk(1.5), bad_quadratic)
-    with pytest.raises(AssertionError, match="is None"):
-        ch04.check_matern(None, None)
-    with pytest.raises(AssertionError, match="raised"):
-        ch04.check_matern(lambda r, ell: 1 / 0, _sk(2.5))
+    _rejected(lambda m: m.check_matern(_sk(1.5), bad_quadratic), "quadratic term",
+              "quadratic term")
+    _rejected(lambda m: m.check_matern(_sk(1.5), lambda r, ell: np.exp(-r / ell)),
+              "Bessel-function formula", "Bessel-function formula")
+    _rejected(lambda m: m.check_matern(lambda r, ell: 0.5 + 0 * r, _sk(2.5)), "normalised",
+              "normalised")
+    _rejected(lambda m: m.check_matern(None, None), "is None", "is None")
+    _rejected(lambda m: m.check_matern(lambda r, ell: 1 / 0, _sk(2.5)), "raised", "raised")
 
 
 # --------------------------------------------------------------------------- #
@@ -142,19 +198,20 @@ def design():
 
 def test_inner_product_gram_accepts_rank_of_X(design, capsys):
     """Reference: numpy's matrix_rank of X and the zero eigenvalue forced by rank < n."""
-    ch04.check_inner_product_gram(np.linalg.matrix_rank(design), 0.0, design)
-    assert capsys.readouterr().out.startswith("Correct:")
+    _both(capsys, lambda m: m.check_inner_product_gram(np.linalg.matrix_rank(design), 0.0,
+                                                       design))
 
 
 def test_inner_product_gram_diagnoses_mistakes(design):
-    with pytest.raises(AssertionError, match="can be smaller"):
-        ch04.check_inner_product_gram(12, 0.0, design)
-    with pytest.raises(AssertionError, match="upper bound"):
-        ch04.check_inner_product_gram(4, 0.0, design)
-    with pytest.raises(AssertionError, match="positive semidefinite"):
-        ch04.check_inner_product_gram(3, -2.0, design)
-    with pytest.raises(AssertionError, match="is None"):
-        ch04.check_inner_product_gram(None, None, design)
+    _rejected(lambda m: m.check_inner_product_gram(12, 0.0, design), "can be smaller",
+              "can be smaller")
+    _rejected(lambda m: m.check_inner_product_gram(4, 0.0, design), "upper bound",
+              "upper bound")
+    _rejected(lambda m: m.check_inner_product_gram(3, -2.0, design), "positive semidefinite",
+              "positive semidefinite")
+    _rejected(lambda m: m.check_inner_product_gram(3, 0.5, design), "not the smallest",
+              "not the smallest")
+    _rejected(lambda m: m.check_inner_product_gram(None, None, design), "is None", "is None")
 
 
 # --------------------------------------------------------------------------- #
@@ -162,19 +219,16 @@ def test_inner_product_gram_diagnoses_mistakes(design):
 # --------------------------------------------------------------------------- #
 def test_violation_accepts_a_grid(capsys):
     """Reference: a grid with spacing 0.3 (any refuting set would do)."""
-    ch04.check_violation(0.3 * np.arange(10))
-    assert capsys.readouterr().out.startswith("Correct:")
+    _both(capsys, lambda m: m.check_violation(0.3 * np.arange(10)))
 
 
 def test_violation_rejects_too_few_or_harmless_points():
-    with pytest.raises(AssertionError, match="two points can never"):
-        ch04.check_violation([0.0, 0.5])
-    with pytest.raises(AssertionError, match="not below"):
-        ch04.check_violation([0.0, 5.0, 10.0])          # far apart: Gram matrix close to I
-    with pytest.raises(AssertionError, match="at most 10"):
-        ch04.check_violation(np.arange(11.0))
-    with pytest.raises(AssertionError, match="is None"):
-        ch04.check_violation(None)
+    """The property is the whole answer: the self-check tells every mistake."""
+    _rejected(lambda m: m.check_violation([0.0, 0.5]), "two points can never",
+              "two points can never")
+    _rejected(lambda m: m.check_violation([0.0, 5.0, 10.0]), "not below", "not below")
+    _rejected(lambda m: m.check_violation(np.arange(11.0)), "at most 10", "at most 10")
+    _rejected(lambda m: m.check_violation(None), "is None", "is None")
 
 
 # --------------------------------------------------------------------------- #
@@ -188,25 +242,21 @@ def _matern_min_eig(nu, x, ell=0.5):
 def test_matern_gram_accepts_scikit_learn(capsys):
     """Reference: scikit-learn's Matern Gram matrices on the sheet's points (seed 7)."""
     x = np.random.default_rng(7).uniform(0.0, 10.0, 40)          # the sheet's code
-    ch04.check_matern_gram(_matern_min_eig(1.5, x), _matern_min_eig(2.5, x))
-    assert capsys.readouterr().out.startswith("Correct:")
+    _both(capsys, lambda m: m.check_matern_gram(_matern_min_eig(1.5, x), _matern_min_eig(2.5, x)))
 
 
 def test_matern_gram_diagnoses_mistakes():
     x = ch04.sheet_matern_points()
     lo32, lo52 = _matern_min_eig(1.5, x), _matern_min_eig(2.5, x)
     hi32 = np.linalg.eigvalsh(Matern(length_scale=0.5, nu=1.5)(x[:, None]))[-1]
-    with pytest.raises(AssertionError, match="largest eigenvalue"):
-        ch04.check_matern_gram(hi32, lo52)
-    with pytest.raises(AssertionError, match="swapped") as info:
-        ch04.check_matern_gram(lo52, lo32)
-    assert not any(np.isclose(v, [lo32, lo52], rtol=1e-6).any() for v in _numbers(str(info.value)))
-    with pytest.raises(AssertionError, match="clearly negative"):
-        ch04.check_matern_gram(-0.5, lo52)
-    with pytest.raises(AssertionError, match="not the smallest eigenvalue"):
-        ch04.check_matern_gram(lo32, 0.0)                       # zero is not the answer either
-    with pytest.raises(AssertionError, match="is None"):
-        ch04.check_matern_gram(None, None)
+    _rejected(lambda m: m.check_matern_gram(hi32, lo52), "largest eigenvalue",
+              "largest eigenvalue")
+    for message in _rejected(lambda m: m.check_matern_gram(lo52, lo32), "swapped", "swapped"):
+        assert not any(np.isclose(v, [lo32, lo52], rtol=1e-6).any() for v in _numbers(message))
+    _rejected(lambda m: m.check_matern_gram(-0.5, lo52), "clearly negative", "clearly negative")
+    _rejected(lambda m: m.check_matern_gram(lo32, 0.0), "not the smallest eigenvalue",
+              "not the smallest eigenvalue")
+    _rejected(lambda m: m.check_matern_gram(None, None), "is None", "is None")
 
 
 # --------------------------------------------------------------------------- #
@@ -217,14 +267,14 @@ def test_default_data_is_the_sheets_data(capsys):
     passes without handing the data to the checker, so a changed notebook copy is ignored."""
     S = np.random.default_rng(4).random((12, 7)) < 0.45
     S[0] = False
-    ch04.check_jaccard_gram(_jaccard_loop(S))
     K = kernels.gaussian(1.0)(np.random.default_rng(5).standard_normal((15, 2)))
-    ch04.check_exp_series(sum(K**i / math.factorial(i) for i in range(7)))
     X = np.random.default_rng(6).standard_normal((12, 4))
     X[:, 3] = X[:, 0] - 2 * X[:, 1]
-    ch04.check_inner_product_gram(np.linalg.matrix_rank(X), 0.0)
-    out = capsys.readouterr().out
-    assert out.count("Correct:") == 3
+    for module, line in ((ch04, SELF), (ref, FULL)):
+        module.check_jaccard_gram(_jaccard_loop(S))
+        module.check_exp_series(sum(K**i / math.factorial(i) for i in range(7)))
+        module.check_inner_product_gram(np.linalg.matrix_rank(X), 0.0)
+        assert capsys.readouterr().out.count(line) == 3
     np.testing.assert_array_equal(ch04.sheet_sets(), S)
     np.testing.assert_allclose(ch04.sheet_gram(), K, rtol=1e-13, atol=1e-15)
     np.testing.assert_array_equal(ch04.sheet_design(), X)
@@ -234,12 +284,13 @@ def test_answers_to_a_modified_problem_fail():
     """A notebook that changed its copy of the data is judged on the sheet's problem."""
     S = ch04.sheet_sets().copy()
     S[1] = ~S[1]
-    with pytest.raises(AssertionError):
-        ch04.check_jaccard_gram(_jaccard_loop(S))
+    for module in (ch04, ref):
+        with pytest.raises(AssertionError):
+            module.check_jaccard_gram(_jaccard_loop(S))
     X = ch04.sheet_design()
     X[:, 3] = np.random.default_rng(0).standard_normal(12)      # removed the dependence
-    with pytest.raises(AssertionError, match="rank_G"):
-        ch04.check_inner_product_gram(np.linalg.matrix_rank(X), 0.0)
+    _rejected(lambda m: m.check_inner_product_gram(np.linalg.matrix_rank(X), 0.0), "rank_G",
+              "rank_G")
 
 
 def test_sheet_calls_checkers_without_data():
@@ -251,3 +302,36 @@ def test_sheet_calls_checkers_without_data():
     assert "ch04.check_exp_series(K_series)" in text
     assert "ch04.check_inner_product_gram(rank_G, min_eig_G)" in text
     assert "ch04.check_matern_gram(min_eig_32, min_eig_52)" in text
+
+
+def test_the_self_checks_hashes_are_the_sheets_answers():
+    """Each digest in ch04 recognises the answer computed here by an independent route."""
+    assert ch04._is(_jaccard_loop(ch04.sheet_sets()), "K_jac")
+    K = ch04.sheet_gram()
+    assert ch04._is(sum(K**i / math.factorial(i) for i in range(7)), "K_series")
+    r = np.linspace(0.0, 4.0, 81)
+    for name, nu in (("matern32", 1.5), ("matern52", 2.5)):
+        assert ch04._is(np.concatenate([_sk(nu)(r, ell) for ell in (0.5, 1.7)]), name)
+    x = ch04.sheet_matern_points()
+    assert matches_digest(_matern_min_eig(1.5, x), ch04.DIGESTS["min_eig_32"], "min_eig_32")
+    assert matches_digest(_matern_min_eig(2.5, x), ch04.DIGESTS["min_eig_52"], "min_eig_52")
+    assert matches_digest(np.linalg.matrix_rank(ch04.sheet_design()), ch04.DIGESTS["rank_G"],
+                          "rank_G", 10)
+
+
+def test_notebook_passes_self_checks_and_full_checks_and_stubs_fail(capsys, monkeypatch):
+    """Solution notebook: every check passes, the self-checks and then, in their place as
+    when grading, the full checks. Student stubs (None): every check fails."""
+    cells = notebook.code_cells(NOTEBOOK)
+    checks = notebook.check_sources(cells)
+    n_checks = sum(src.count("ch04.check_") for src in checks)
+    assert n_checks == 6
+    notebook.run_with_solutions(cells)
+    out = capsys.readouterr().out
+    assert out.count(SELF) == n_checks and FULL not in out
+    notebook.assert_checks_fail_with_none_stubs(cells)
+    for name in [n for n in ch04.__all__ if n.startswith("check_")]:
+        monkeypatch.setattr(ch04, name, getattr(ref, name))
+    notebook.run_with_solutions(cells)
+    assert capsys.readouterr().out.count(FULL) == n_checks
+    notebook.assert_checks_fail_with_none_stubs(cells)

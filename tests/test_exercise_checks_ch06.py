@@ -1,11 +1,14 @@
-"""Tests for the chapter-6 exercise checkers (kmlib.book.exercises.ch06).
+"""Tests for the chapter-6 exercise checks: the students' self-checks and the lecturer's.
 
-Each checker must accept the right answer computed here by an independent route
-(scikit-learn, a dense bordered solve, lstsq, the precision form of the posterior,
-scipy's optimiser), reject typical wrong answers with a message
-that names the mistake without printing the reference answer, and reject ``None``.
-The last test runs the exercise notebook with solutions (every check passes) and
-with ``None`` stubs (every check fails).
+``kmlib.book.exercises.ch06`` ships the self-checks (properties of an answer: a residual,
+orthogonality, a hash of a rounded number); ``_grading.reference.ch06`` holds the full
+checks that recompute every answer.  Both must accept the right answer computed here by
+an independent route (scikit-learn, a dense bordered solve, lstsq, the precision form of
+the posterior, scipy's optimiser); the reference must reject typical wrong answers with a
+message that names the mistake without printing the reference answer, and the self-check
+must reject those its properties can see; both reject ``None``.  The last test runs the
+exercise notebook with solutions (every check passes, self-checks and, substituted as the
+grader does, the reference) and with ``None`` stubs (every check fails).
 """
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from pathlib import Path
 import _exercise_cells as notebook
 import numpy as np
 import pytest
+from _grading.reference import ch06 as reference
 from scipy import optimize
 from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
 
@@ -26,6 +30,8 @@ pytestmark = pytest.mark.filterwarnings("error")
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "exercises" / "06_representer.md"
 LONG_NUMBER = re.compile(r"\d\.\d{3,}")
+BOTH = pytest.mark.parametrize("module", [ch06, reference], ids=["self", "reference"])
+PASSED = {ch06: "Self-check passed:", reference: "Correct:"}
 
 
 def _fails(call, match):
@@ -34,70 +40,118 @@ def _fails(call, match):
     assert not LONG_NUMBER.search(str(info.value)), f"message may leak a value: {info.value}"
 
 
+def _passes(module, capsys, call):
+    call()
+    out = capsys.readouterr().out
+    assert out.startswith(PASSED[module]) and out.count("\n") == 1, out
+
+
 # --------------------------------------------------------------------------- #
-def test_krr_fitted_accepts_sklearn_and_rejects_mistakes(capsys):
+@pytest.fixture(scope="module")
+def krr():
     """Reference: scikit-learn KernelRidge (alpha = lambda, linear kernel)."""
     X, y = ch06.krr_data()
-    sk = SkKernelRidge(alpha=ch06.KRR_LAM, kernel="linear").fit(X, y)
-    ch06.check_krr_fitted(sk.predict(X))
-    assert capsys.readouterr().out.startswith("Correct:")
+    return X, y, SkKernelRidge(alpha=ch06.KRR_LAM, kernel="linear").fit(X, y).predict(X)
+
+
+@BOTH
+def test_krr_fitted_accepts_sklearn(module, krr, capsys):
+    X, y, fitted = krr
+    _passes(module, capsys, lambda: module.check_krr_fitted(fitted))
+    K = X @ X.T                             # the sheet's route: lstsq on the normal equations
+    alpha = np.linalg.lstsq(K @ K + 3.0 * K, K @ y, rcond=None)[0]
+    _passes(module, capsys, lambda: module.check_krr_fitted(K @ alpha))
+
+
+@BOTH
+def test_krr_fitted_rejects_mistakes(module, krr):
+    """Both see every mistake; the self-check by the residual K (y - f) - lam f."""
+    X, y, fitted = krr
     K = X @ X.T
-    _fails(lambda: ch06.check_krr_fitted(np.linalg.solve(K + 3.0 * np.eye(25), y)), "coefficients")
-    _fails(lambda: ch06.check_krr_fitted(X @ np.linalg.lstsq(X, y, rcond=None)[0]), "penalty")
-    _fails(lambda: ch06.check_krr_fitted(sk.predict(X) + 0.01), "minimiser")
-    _fails(lambda: ch06.check_krr_fitted(None), "is None")
-    _fails(lambda: ch06.check_krr_fitted(np.ones(3)), "shape")
+    _fails(lambda: module.check_krr_fitted(np.linalg.solve(K + 3.0 * np.eye(25), y)),
+           "coefficients")
+    _fails(lambda: module.check_krr_fitted(X @ np.linalg.lstsq(X, y, rcond=None)[0]), "penalty")
+    _fails(lambda: module.check_krr_fitted(fitted + 0.01), "minimiser")
+    _fails(lambda: module.check_krr_fitted(fitted * 1.01), "minimiser")
+    _fails(lambda: module.check_krr_fitted(None), "is None")
+    _fails(lambda: module.check_krr_fitted(np.ones(3)), "shape")
 
 
-def test_intercept_accepts_dense_bordered_solve_and_rejects_mistakes(capsys):
+# --------------------------------------------------------------------------- #
+@pytest.fixture(scope="module")
+def intercept():
     """Reference: np.linalg.solve of the (n+1) x (n+1) bordered matrix."""
     X, y = ch06.intercept_data()
     n = len(y)
     K = kernels.gaussian(ch06.INTERCEPT_SIGMA)(X)
     A = np.block([[K + ch06.INTERCEPT_LAM * np.eye(n), np.ones((n, 1))],
                   [np.ones((1, n)), np.zeros((1, 1))]])
-    sol = np.linalg.solve(A, np.append(y, 0.0))
-    ch06.check_intercept(sol[:n], sol[n])
-    assert "Correct:" in capsys.readouterr().out
+    return K, y, np.linalg.solve(A, np.append(y, 0.0))
+
+
+@BOTH
+def test_intercept_accepts_dense_bordered_solve(module, intercept, capsys):
+    _, y, sol = intercept
+    _passes(module, capsys, lambda: module.check_intercept(sol[:-1], sol[-1]))
+
+
+@BOTH
+def test_intercept_rejects_mistakes(module, intercept):
+    K, y, sol = intercept
+    n = len(y)
     a_mean = np.linalg.solve(K + ch06.INTERCEPT_LAM * np.eye(n), y - y.mean())
-    _fails(lambda: ch06.check_intercept(a_mean, y.mean()), "mean of y")
-    _fails(lambda: ch06.check_intercept(np.linalg.solve(K + 0.5 * np.eye(n), y), 0.0), "is 0")
-    _fails(lambda: ch06.check_intercept(sol[:n] + 0.1, sol[n]), "sum to zero")
-    _fails(lambda: ch06.check_intercept(sol[:n], sol[n] + 0.1), "do not solve")
-    _fails(lambda: ch06.check_intercept(None, 1.0), "is None")
+    _fails(lambda: module.check_intercept(a_mean, y.mean()), "mean of y")
+    _fails(lambda: module.check_intercept(np.linalg.solve(K + 0.5 * np.eye(n), y), 0.0), "is 0")
+    _fails(lambda: module.check_intercept(sol[:n] + 0.1, sol[n]), "sum to zero")
+    _fails(lambda: module.check_intercept(sol[:n], sol[n] + 0.1), "do not solve")
+    _fails(lambda: module.check_intercept(None, 1.0), "is None")
+    _fails(lambda: module.check_intercept(sol[:n], None), "is None")
 
 
-def test_min_norm_accepts_lstsq_and_rejects_mistakes(capsys):
+# --------------------------------------------------------------------------- #
+@BOTH
+def test_min_norm_accepts_lstsq_and_rejects_mistakes(module, capsys):
     """Reference: np.linalg.lstsq, which returns the minimum-norm solution."""
     X, y = ch06.minnorm_data()
     Phi = rep.polynomial_features(X, 6)
     beta = np.linalg.lstsq(Phi, y, rcond=None)[0]
-    ch06.check_min_norm(beta)
-    assert "Correct:" in capsys.readouterr().out
+    _passes(module, capsys, lambda: module.check_min_norm(beta))
     null = np.linalg.svd(Phi)[2][-1]
-    _fails(lambda: ch06.check_min_norm(beta + 0.5 * null), "null space")
-    _fails(lambda: ch06.check_min_norm(np.linalg.lstsq(rep.polynomial_features(X, 6, 2.0), y,
-                                                      rcond=None)[0]), "interpolate")
-    _fails(lambda: ch06.check_min_norm(None), "is None")
+    _fails(lambda: module.check_min_norm(beta + 0.5 * null), "null space")
+    other = np.linalg.lstsq(rep.polynomial_features(X, 6, 2.0), y, rcond=None)[0]
+    _fails(lambda: module.check_min_norm(other), "interpolate")
+    _fails(lambda: module.check_min_norm(None), "is None")
 
 
-def test_map_accepts_precision_form_and_rejects_mistakes(capsys):
+# --------------------------------------------------------------------------- #
+@BOTH
+def test_map_accepts_precision_form_and_rejects_mistakes(module, capsys):
     """Reference: the posterior precision Phi^T Phi / s2 + I / sb2 (an M x M solve)."""
     Phi, y = ch06.map_data()
     s2, sb2 = ch06.MAP_NOISE_VAR, ch06.MAP_PRIOR_VAR
     precision = Phi.T @ Phi / s2 + np.eye(Phi.shape[1]) / sb2
     mean = np.linalg.solve(precision, Phi.T @ y / s2)
-    ch06.check_map(s2 / sb2, mean)
-    assert "Correct:" in capsys.readouterr().out
-    _fails(lambda: ch06.check_map(sb2 / s2, mean), "inverted")
-    _fails(lambda: ch06.check_map(np.sqrt(s2 / sb2), mean), "standard deviations")
-    _fails(lambda: ch06.check_map(1.0, mean), "ratio")
+    _passes(module, capsys, lambda: module.check_map(s2 / sb2, mean))
+    _fails(lambda: module.check_map(sb2 / s2, mean), "inverted")
+    _fails(lambda: module.check_map(np.sqrt(s2 / sb2), mean), "standard deviations")
+    _fails(lambda: module.check_map(1.0, mean), "ratio")
     wrong = Phi.T @ np.linalg.solve(Phi @ Phi.T + sb2 / s2 * np.eye(len(y)), y)
-    _fails(lambda: ch06.check_map(s2 / sb2, wrong), "posterior mean")
-    _fails(lambda: ch06.check_map(None, mean), "is None")
+    _fails(lambda: module.check_map(s2 / sb2, wrong), "posterior mean")
+    _fails(lambda: module.check_map(s2 / sb2, mean * 1.001), "posterior mean")
+    _fails(lambda: module.check_map(None, mean), "is None")
 
 
-def test_poisson_accepts_scipy_optimum_and_rejects_mistakes(capsys):
+def test_map_self_check_holds_no_penalty_value():
+    """The self-check knows lam_map only through the hash of its rounded value."""
+    import inspect
+
+    source = inspect.getsource(ch06.check_map)
+    assert "MAP_NOISE_VAR / MAP_PRIOR_VAR" not in source and "0.24" not in source
+
+
+# --------------------------------------------------------------------------- #
+@pytest.fixture(scope="module")
+def poisson():
     """Reference: scipy BFGS in whitened coordinates Z w (K = Z Z^T), mapped back to alpha.
 
     At the optimum Z^T (exp(Z w) - y) + 2 lam w = 0, so alpha = (y - exp(Z w)) / (2 lam)
@@ -114,15 +168,21 @@ def test_poisson_accepts_scipy_optimum_and_rejects_mistakes(capsys):
 
     res = optimize.minimize(fun, np.zeros(Z.shape[1]), jac=True, method="BFGS",
                             options={"gtol": 1e-12, "maxiter": 10000})
-    alpha = (y - np.exp(Z @ res.x)) / (2 * lam)
-    ch06.check_poisson(alpha)
-    assert "Correct:" in capsys.readouterr().out
-    _fails(lambda: ch06.check_poisson(np.zeros(len(y))), "not a minimiser")
-    _fails(lambda: ch06.check_poisson(alpha * 1.1), "not a minimiser")
-    _fails(lambda: ch06.check_poisson(None), "is None")
+    return (y - np.exp(Z @ res.x)) / (2 * lam)
 
 
-def test_linear_spline_accepts_spline_kernel_ridge_and_rejects_mistakes(capsys):
+@BOTH
+def test_poisson_accepts_scipy_optimum_and_rejects_mistakes(module, poisson, capsys):
+    alpha = poisson
+    _passes(module, capsys, lambda: module.check_poisson(alpha))
+    _fails(lambda: module.check_poisson(np.zeros(len(alpha))), "not a minimiser")
+    _fails(lambda: module.check_poisson(alpha * 1.1), "not a minimiser")
+    _fails(lambda: module.check_poisson(None), "is None")
+
+
+# --------------------------------------------------------------------------- #
+@BOTH
+def test_linear_spline_accepts_bordered_solve_and_rejects_mistakes(module, capsys):
     """Reference: a dense solve of the bordered system with min(x, x') and a constant."""
     x, y = ch06.spline_data()
 
@@ -133,22 +193,34 @@ def test_linear_spline_accepts_spline_kernel_ridge_and_rejects_mistakes(capsys):
         return K @ sol[:n] + sol[n]
 
     fitted = bordered_fit(ch06.SPLINE_LAM)
-    ch06.check_linear_spline(fitted)
-    assert "Correct:" in capsys.readouterr().out
+    _passes(module, capsys, lambda: module.check_linear_spline(fitted))
     K = np.minimum.outer(x, x)
     no_const = K @ np.linalg.solve(K + ch06.SPLINE_LAM * np.eye(len(y)), y)
-    _fails(lambda: ch06.check_linear_spline(no_const), "unpenalised constant")
-    _fails(lambda: ch06.check_linear_spline(fitted + 0.05), "sum to zero")
-    other = bordered_fit(10 * ch06.SPLINE_LAM)
-    _fails(lambda: ch06.check_linear_spline(other), "lam")
-    _fails(lambda: ch06.check_linear_spline(None), "is None")
+    _fails(lambda: module.check_linear_spline(no_const), "unpenalised constant")
+    _fails(lambda: module.check_linear_spline(fitted + 0.05), "sum to zero")
+    _fails(lambda: module.check_linear_spline(bordered_fit(10 * ch06.SPLINE_LAM)), "lam")
+    _fails(lambda: module.check_linear_spline(None), "is None")
 
 
-def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys):
-    """Solution notebook: all checks print Correct. Student stubs (None): every check fails."""
+# --------------------------------------------------------------------------- #
+def _use_reference(monkeypatch):
+    """Put the lecturer's checks in place of the self-checks, as the grader does."""
+    for name in [n for n in vars(ch06) if n.startswith("check_")]:
+        monkeypatch.setattr(ch06, name, getattr(reference, name))
+
+
+def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys, monkeypatch):
+    """Solution notebook: every self-check passes (the hidden check prints Correct:), and
+    every reference check passes too; with None stubs every check fails, both ways."""
     cells = notebook.code_cells(NOTEBOOK)
     checks = notebook.check_sources(cells)
     assert len(checks) >= 5
+    notebook.run_with_solutions(cells)
+    out = capsys.readouterr().out
+    hidden = out.count("Correct:")
+    assert hidden == 1 and out.count("Self-check passed:") == len(checks) - hidden
+    notebook.assert_checks_fail_with_none_stubs(cells)
+    _use_reference(monkeypatch)
     notebook.run_with_solutions(cells)
     assert capsys.readouterr().out.count("Correct:") == len(checks)
     notebook.assert_checks_fail_with_none_stubs(cells)

@@ -1,14 +1,21 @@
-"""Tests for the chapter-7 exercise checkers (kmlib.book.exercises.ch07).
+"""Tests for the chapter-7 exercise checks: the students' self-checks and the lecturer's.
 
-Each checker must accept the right answer (computed here by an independent route:
-a dense solve, scikit-learn, a fine grid, kmlib.model_selection.tune_krr), reject
-typical wrong answers with a message that names the mistake, never print the
-reference value in that message, and reject ``None``.
+``kmlib.book.exercises.ch07`` ships the self-checks (a residual, an identity, bounds the
+answer obeys, a hash of a rounded number); ``_grading.reference.ch07`` holds the full
+checks that recompute every answer.  Both must accept the right answer (computed here by
+an independent route: a dense solve, scikit-learn, a fine grid,
+kmlib.model_selection.tune_krr); the reference must reject typical wrong answers with a
+message that names the mistake, and the self-check those its properties can see; no
+message prints the reference value; both reject ``None``.  The last test runs the sheet.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
+import _exercise_cells as notebook
 import numpy as np
 import pytest
+from _grading.reference import ch07 as reference
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.model_selection import KFold as SkKFold
 
@@ -19,10 +26,19 @@ from kmlib.book.exercises import ch07
 
 pytestmark = pytest.mark.filterwarnings("error")
 
+NOTEBOOK = Path(__file__).resolve().parents[1] / "exercises" / "07_krr_rates.md"
+BOTH = pytest.mark.parametrize("module", [ch07, reference], ids=["self", "reference"])
+PASSED = {ch07: "Self-check passed:", reference: "Correct:"}
+
 
 def _no_leak(excinfo, value):
     for fmt in (".3g", ".4f", ".6g", ".2e"):
         assert format(value, fmt) not in str(excinfo.value)
+
+
+def _passed(module, capsys):
+    out = capsys.readouterr().out
+    assert out.startswith(PASSED[module]) and out.count("\n") == 1, out
 
 
 # --------------------------------------------------------------------------- #
@@ -35,29 +51,34 @@ def rep():
     x = np.sort(rng.uniform(0, 1, 25))
     fx = np.minimum.outer(x, z) @ a
     K = np.minimum.outer(x, x)
-    alpha = np.linalg.solve(K, fx)                  # dense LU (the checker uses K^{-1} tridiagonal)
+    alpha = np.linalg.solve(K, fx)          # dense LU (the reference: K^{-1} is tridiagonal)
     return x, fx, a @ np.minimum.outer(z, z) @ a, alpha, alpha @ K @ alpha
 
 
-def test_check_representer_accepts_dense_solve(rep, capsys):
+@BOTH
+def test_check_representer_accepts_dense_solve(module, rep, capsys):
     x, fx, f_norm2, alpha, quad = rep
-    ch07.check_representer(alpha, quad, x, fx, f_norm2)
-    assert capsys.readouterr().out.startswith("Correct:")
+    module.check_representer(alpha, quad, x, fx, f_norm2)
+    _passed(module, capsys)
 
 
+@BOTH
 @pytest.mark.parametrize("which,match", [
     ("norm", "equals \\|\\|f0\\|\\|_H\\^2"),
     ("aTa", "alpha\\^T alpha"),
     ("alpha_fx", "alpha equals f0"),
     ("alpha_wrong", "does not reproduce"),
+    ("jitter", "only approximately"),
     ("none", "is None"),
 ])
-def test_check_representer_rejects_mistakes(rep, which, match):
+def test_check_representer_rejects_mistakes(module, rep, which, match):
     x, fx, f_norm2, alpha, quad = rep
+    jittered = np.linalg.solve(np.minimum.outer(x, x) + 1e-8 * np.eye(25), fx)
     args = {"norm": (alpha, f_norm2), "aTa": (alpha, alpha @ alpha), "alpha_fx": (fx, quad),
-            "alpha_wrong": (alpha * 1.1, quad), "none": (None, quad)}[which]
+            "alpha_wrong": (alpha * 1.1, quad), "jitter": (jittered, quad),
+            "none": (None, quad)}[which]
     with pytest.raises(AssertionError, match=match) as exc:
-        ch07.check_representer(*args, x, fx, f_norm2)
+        module.check_representer(*args, x, fx, f_norm2)
     _no_leak(exc, quad)
 
 
@@ -66,6 +87,7 @@ def test_check_representer_rejects_mistakes(rep, which, match):
 # --------------------------------------------------------------------------- #
 @pytest.fixture(scope="module")
 def bias_case():
+    """The sheet's data x2, f2, lam2 = 0.05."""
     x = np.sort(np.random.default_rng(12).uniform(0, 1, 50))
     f = np.sin(np.pi * x / 2)
     K = np.minimum.outer(x, x)
@@ -74,23 +96,42 @@ def bias_case():
     return x, f, r @ r
 
 
-def test_check_bias_accepts_smoother_matrix_answer(bias_case, capsys):
+@BOTH
+def test_check_bias_accepts_smoother_matrix_answer(module, bias_case, capsys):
     x, f, b = bias_case
-    ch07.check_bias(b, x, f, 0.05)
-    assert capsys.readouterr().out.startswith("Correct:")
+    module.check_bias(b, x, f, 0.05)
+    _passed(module, capsys)
 
 
+@BOTH
 @pytest.mark.parametrize("transform,match", [
     (lambda b: b / 50, "divided by n"),
     (lambda b: np.sqrt(b), "not its square"),
     (lambda b: 2 * b, "not \\|\\|\\(S - I\\) f0"),
+    (lambda b: b * (1 + 1e-4), "not \\|\\|\\(S - I\\) f0"),
     (lambda b: None, "is None"),
 ])
-def test_check_bias_rejects_mistakes(bias_case, transform, match):
+def test_check_bias_rejects_mistakes(module, bias_case, transform, match):
     x, f, b = bias_case
     with pytest.raises(AssertionError, match=match) as exc:
-        ch07.check_bias(transform(b), x, f, 0.05)
+        module.check_bias(transform(b), x, f, 0.05)
     _no_leak(exc, b)
+
+
+def test_check_bias_self_check_properties_and_other_data(bias_case, capsys):
+    """Out of range values fail by their properties alone; other data are not hashed, and the
+    reference still recomputes the answer for them."""
+    x, f, b = bias_case
+    with pytest.raises(AssertionError, match="negative"):
+        ch07.check_bias(-b, x, f, 0.05)
+    with pytest.raises(AssertionError, match="exceeds"):
+        ch07.check_bias(2 * f @ f, x, f, 0.05)
+    with pytest.raises(AssertionError, match="sheet's data"):
+        ch07.check_bias(b, x, f, 0.1)
+    K = np.minimum.outer(x, x)
+    r = 0.1 * np.linalg.solve(K + 0.1 * np.eye(50), f)
+    reference.check_bias(r @ r, x, f, 0.1)
+    _passed(reference, capsys)
 
 
 # --------------------------------------------------------------------------- #
@@ -106,10 +147,11 @@ def _grid_bound(m, n_grid=4000):
     return np.array([np.min(sums / (n * gam) + gam / 4) for n in NS])
 
 
+@BOTH
 @pytest.mark.parametrize("m", [1, 2, 3])
-def test_check_rate_bound_accepts_fine_grid(m, capsys):
-    ch07.check_rate_bound(_grid_bound(m), NS, m)
-    assert capsys.readouterr().out.startswith("Correct:")
+def test_check_rate_bound_accepts_fine_grid(module, m, capsys):
+    module.check_rate_bound(_grid_bound(m), NS, m)
+    _passed(module, capsys)
 
 
 def test_check_rate_bound_m1_matches_the_chapter_closed_form():
@@ -122,25 +164,39 @@ def test_check_rate_bound_m1_matches_the_chapter_closed_form():
     assert np.all(B <= c * g ** -0.5 / NS + g / 4 + 1e-15)
 
 
+@BOTH
 @pytest.mark.parametrize("transform,match", [
     (lambda B: 0.5 * B, "below the true minimum"),
     (lambda B: 1.2 * B, "more than 1% above"),
     (lambda B: None, "is None"),
     (lambda B: B[:5], "shape"),
 ])
-def test_check_rate_bound_rejects_mistakes(transform, match):
+def test_check_rate_bound_rejects_mistakes(module, transform, match):
     B = _grid_bound(2)
     with pytest.raises(AssertionError, match=match) as exc:
-        ch07.check_rate_bound(transform(B), NS, 2)
+        module.check_rate_bound(transform(B), NS, 2)
     _no_leak(exc, B[0])
 
 
-def test_check_rate_slope_accepts_fitted_slope(capsys):
+def test_check_rate_bound_self_check_monotonicity():
+    """B must fall with n while n B does not: a reversed array, or B * n, fails."""
     B = _grid_bound(2)
-    ch07.check_rate_slope(np.polyfit(np.log(NS), np.log(B), 1)[0], 2)
-    assert capsys.readouterr().out.startswith("Correct:")
+    with pytest.raises(AssertionError, match="increases with n"):
+        ch07.check_rate_bound(B[::-1], NS, 2)
+    with pytest.raises(AssertionError, match="n B\\(n\\) decreases"):
+        ch07.check_rate_bound(B * NS[0] / NS, NS, 2)
+    with pytest.raises(AssertionError, match="positive"):
+        ch07.check_rate_bound(-B, NS, 2)
 
 
+@BOTH
+def test_check_rate_slope_accepts_fitted_slope(module, capsys):
+    B = _grid_bound(2)
+    module.check_rate_slope(np.polyfit(np.log(NS), np.log(B), 1)[0], 2)
+    _passed(module, capsys)
+
+
+@BOTH
 @pytest.mark.parametrize("value,match", [
     (0.8, "positive"),
     (-2 / 3, "Sobolev"),
@@ -148,10 +204,19 @@ def test_check_rate_slope_accepts_fitted_slope(capsys):
     (-1.0, "more than 0.03 away"),
     (None, "is None"),
 ])
-def test_check_rate_slope_rejects_mistakes(value, match):
+def test_check_rate_slope_rejects_mistakes(module, value, match):
     with pytest.raises(AssertionError, match=match) as exc:
-        ch07.check_rate_slope(value, 2)
+        module.check_rate_slope(value, 2)
     assert "0.8" not in str(exc.value) and "4/5" not in str(exc.value)
+
+
+def test_reference_rate_slope_recomputes_the_fit(capsys):
+    """The reference also compares with the slope of the exact bound over the sheet's ns:
+    the exponent itself (-0.8), near it but not the fit, passes only the self-check."""
+    ch07.check_rate_slope(-0.8, 2)
+    _passed(ch07, capsys)
+    with pytest.raises(AssertionError, match="least-squares slope"):
+        reference.check_rate_slope(-0.8, 2)
 
 
 # --------------------------------------------------------------------------- #
@@ -177,27 +242,30 @@ def smooth():
     return run, answer(5), answer(SkKFold(5))
 
 
-def test_check_smoothness_accepts_tuned_matern32(smooth, capsys):
+@BOTH
+def test_check_smoothness_accepts_tuned_matern32(module, smooth, capsys):
     """The book's split, given implicitly (None) or explicitly."""
     run, ref, _ = smooth
-    ch07.check_smoothness_mse(ref, None, nu=1.5, others=run["mse"])
-    assert capsys.readouterr().out.startswith("Correct:")
+    module.check_smoothness_mse(ref, None, nu=1.5, others=run["mse"])
+    _passed(module, capsys)
     book = [list(ms.KFold(5, shuffle=True, random_state=0).split(X)) for X in run["X"]]
-    ch07.check_smoothness_mse(ref, book, nu=1.5, others=run["mse"])
-    assert capsys.readouterr().out.startswith("Correct:")
+    module.check_smoothness_mse(ref, book, nu=1.5, others=run["mse"])
+    _passed(module, capsys)
 
 
-def test_check_smoothness_accepts_another_valid_split(smooth, capsys):
+@BOTH
+def test_check_smoothness_accepts_another_valid_split(module, smooth, capsys):
     """scikit-learn's unshuffled KFold(5): a different but correct answer passes."""
     run, ref, ref_sk = smooth
     assert not np.allclose(ref, ref_sk, rtol=1e-3)       # the split matters on this draw
     splits = [list(SkKFold(5).split(X)) for X in run["X"]]
-    ch07.check_smoothness_mse(ref_sk, splits, nu=1.5, others=run["mse"])
-    assert capsys.readouterr().out.startswith("Correct:")
+    module.check_smoothness_mse(ref_sk, splits, nu=1.5, others=run["mse"])
+    _passed(module, capsys)
     with pytest.raises(AssertionError, match="pass it in splits"):
-        ch07.check_smoothness_mse(ref_sk, None, nu=1.5, others=run["mse"])
+        module.check_smoothness_mse(ref_sk, None, nu=1.5, others=run["mse"])
 
 
+@BOTH
 @pytest.mark.parametrize("which,match", [
     ("other_kernel", "equals one of the chapter's kernels"),
     ("swapped", "swapped"),
@@ -206,7 +274,7 @@ def test_check_smoothness_accepts_another_valid_split(smooth, capsys):
     ("bad_split", "cover each"),
     ("four_folds", "5-fold"),
 ])
-def test_check_smoothness_rejects_mistakes(smooth, which, match):
+def test_check_smoothness_rejects_mistakes(module, smooth, which, match):
     run, ref, _ = smooth
     splits = None
     answer = {"other_kernel": run["mse"][:, 1], "swapped": ref[::-1], "off": ref * 1.3,
@@ -216,6 +284,37 @@ def test_check_smoothness_rejects_mistakes(smooth, which, match):
     if which == "four_folds":
         splits = [list(SkKFold(4).split(X)) for X in run["X"]]
     with pytest.raises(AssertionError, match=match) as exc:
-        ch07.check_smoothness_mse(answer, splits, nu=1.5, others=run["mse"])
+        module.check_smoothness_mse(answer, splits, nu=1.5, others=run["mse"])
     _no_leak(exc, ref[0])
     _no_leak(exc, ref[1])
+
+
+def test_self_check_cannot_judge_another_split(smooth, capsys):
+    """With another valid split the self-check tests the properties only (a wrong value
+    passes it); the reference recomputes the CV with that split and rejects it."""
+    run, _, ref_sk = smooth
+    splits = [list(SkKFold(5).split(X)) for X in run["X"]]
+    ch07.check_smoothness_mse(ref_sk * 1.3, splits, nu=1.5, others=run["mse"])
+    assert "graded" in capsys.readouterr().out
+    with pytest.raises(AssertionError, match="not the test MSE"):
+        reference.check_smoothness_mse(ref_sk * 1.3, splits, nu=1.5, others=run["mse"])
+
+
+# --------------------------------------------------------------------------- #
+# the notebook
+# --------------------------------------------------------------------------- #
+def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys, monkeypatch):
+    """Solution notebook: every self-check passes and, substituted as the grader does, every
+    reference check; with None stubs every check cell fails, both ways."""
+    cells = notebook.code_cells(NOTEBOOK)
+    checks = notebook.check_sources(cells)
+    calls = sum(src.count("ch07.check_") for src in checks)
+    assert len(checks) == 4 and calls == 5
+    notebook.run_with_solutions(cells)
+    assert capsys.readouterr().out.count("Self-check passed:") == calls
+    notebook.assert_checks_fail_with_none_stubs(cells)
+    for name in [n for n in vars(ch07) if n.startswith("check_")]:
+        monkeypatch.setattr(ch07, name, getattr(reference, name))
+    notebook.run_with_solutions(cells)
+    assert capsys.readouterr().out.count("Correct:") == calls
+    notebook.assert_checks_fail_with_none_stubs(cells)

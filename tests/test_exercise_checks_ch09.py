@@ -1,11 +1,15 @@
-"""Tests for the chapter-9 exercise checkers (kmlib.book.exercises.ch09).
+"""Tests for the chapter-9 exercise checks: the students' self-checks and the lecturer's.
 
-Each checker must accept the right answer (computed here by an independent
-route: a closed form, Monte Carlo, features.Nystroem, kmlib.ridge, StreamingRFFRidge), reject
-the typical wrong answers with a message that diagnoses the mistake without
-revealing the reference value, and reject ``None``.  The last test runs the
-exercise notebook as written (every check passes) and with every solution
-replaced by ``None`` stubs (every check fails).
+``kmlib.book.exercises.ch09`` ships the self-checks (an identity between the two
+variances, the properties that determine a Nystrom approximation, the defining inequality
+of D, the normal equations of streamed ridge, hashes of rounded numbers);
+``_grading.reference.ch09`` holds the full checks that recompute every answer.  Both must
+accept the right answer (computed here by an independent route: a closed form, Monte
+Carlo, features.Nystroem, kmlib.ridge, StreamingRFFRidge); the reference must reject the
+typical wrong answers with a message that diagnoses the mistake without revealing the
+reference value, and the self-check those its properties can see; both reject ``None``.
+The last test runs the exercise notebook as written (every check passes, both ways) and
+with every solution replaced by ``None`` stubs (every check fails).
 """
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ from pathlib import Path
 import _exercise_cells as notebook
 import numpy as np
 import pytest
+from _grading.reference import ch09 as reference
 from scipy import linalg
 
 from kmlib import features, kernels, ridge
@@ -25,6 +30,13 @@ from kmlib.book.exercises import ch09
 pytestmark = pytest.mark.filterwarnings("error")
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "exercises" / "09_large_scale.md"
+BOTH = pytest.mark.parametrize("module", [ch09, reference], ids=["self", "reference"])
+PASSED = {ch09: "Self-check passed:", reference: "Correct:"}
+
+
+def _passed(module, capsys):
+    out = capsys.readouterr().out
+    assert out.startswith(PASSED[module]) and out.count("\n") == 1, out
 
 
 def _no_number_leak(message: str, *values: float) -> None:
@@ -45,10 +57,11 @@ K_LAP = math.exp(-0.4 / 0.5)
 PAIR, PHASE = (1 - K_LAP**2) / 50, (1 - K_LAP**2 / 2) / 25
 
 
-def test_rff_variances_accept_closed_form(capsys):
-    """Reference in the checker: quadrature against the Cauchy density; here the closed form."""
-    ch09.check_rff_variances(PAIR, PHASE, 0.4, 0.5, 25)
-    assert capsys.readouterr().out.startswith("Correct:")
+@BOTH
+def test_rff_variances_accept_closed_form(module, capsys):
+    """Reference: quadrature against the Cauchy density; here the closed form."""
+    module.check_rff_variances(PAIR, PHASE, 0.4, 0.5, 25)
+    _passed(module, capsys)
 
 
 def test_rff_variances_closed_form_matches_monte_carlo():
@@ -58,17 +71,29 @@ def test_rff_variances_closed_form_matches_monte_carlo():
     assert abs(c.var() - PAIR * 25) <= 4 * np.std((c - c.mean()) ** 2) / math.sqrt(c.size)
 
 
+@BOTH
 @pytest.mark.parametrize("answer,match", [
     (((1 - K_LAP**2) ** 2 / 50, (1 + K_LAP**4 / 2 - K_LAP**2) / 25), "Gaussian kernel only"),
+    ((PAIR, (1 + K_LAP**4 / 2 - K_LAP**2) / 25), "Gaussian kernel only"),
     ((PHASE, PAIR), "swapped"),
     ((PAIR * 25, PHASE), "single term"),
+    ((PAIR, PHASE * 25), "single term"),
     ((PAIR * 1.3, PHASE), "does not match"),
+    ((PAIR, PHASE * 1.3), "does not match"),
     ((None, PHASE), "is None"),
 ])
-def test_rff_variances_reject_mistakes(answer, match):
+def test_rff_variances_reject_mistakes(module, answer, match):
     with pytest.raises(AssertionError, match=match) as err:
-        ch09.check_rff_variances(*answer, 0.4, 0.5, 25)
+        module.check_rff_variances(*answer, 0.4, 0.5, 25)
     _no_number_leak(str(err.value), PAIR, PHASE)
+
+
+def test_rff_variances_self_check_identity_for_other_values(capsys):
+    """For other parameters the self-check can still see the swap, but not the values."""
+    with pytest.raises(AssertionError, match="swapped"):
+        ch09.check_rff_variances(0.04, 0.02, 0.3, 1.0, 25)
+    with pytest.raises(AssertionError, match="sheet's values"):
+        ch09.check_rff_variances(0.02, 0.04, 0.3, 1.0, 25)
 
 
 # --------------------------------------------------------------------------- #
@@ -88,23 +113,26 @@ def test_prf_variance_closed_form_matches_monte_carlo():
     assert abs(prod.mean() - MEAN) <= 4 * prod.std() / math.sqrt(prod.size)
 
 
-def test_prf_accepts_closed_form(capsys):
+@BOTH
+def test_prf_accepts_closed_form(module, capsys):
     """Reference: the closed form (checked against Monte Carlo above)."""
-    ch09.check_prf_variance(MEAN, VAR, X1, X2, 50)
-    assert "Correct:" in capsys.readouterr().out
+    module.check_prf_variance(MEAN, VAR, X1, X2, 50)
+    _passed(module, capsys)
 
 
+@BOTH
 @pytest.mark.parametrize("answer,match", [
     ((MEAN, VAR * 50), "divide by D"),
     ((MEAN, math.exp(2 * X1 @ X2) * math.exp(np.sum((X1 + X2) ** 2)) / 50),
      "subtract the squared mean"),
     ((math.exp(0.5 * np.sum((X1 + X2) ** 2)), VAR), "omits the factor"),
+    ((MEAN * 1.01, VAR), "prf_mean is not"),
     ((MEAN, VAR * 2), "does not match"),
     ((MEAN, None), "is None"),
 ])
-def test_prf_rejects_mistakes(answer, match):
+def test_prf_rejects_mistakes(module, answer, match):
     with pytest.raises(AssertionError, match=match) as err:
-        ch09.check_prf_variance(*answer, X1, X2, 50)
+        module.check_prf_variance(*answer, X1, X2, 50)
     _no_number_leak(str(err.value), VAR)
 
 
@@ -121,39 +149,48 @@ def _nystroem_pinv(K, idx):
     return C @ linalg.pinvh(C[idx]) @ C.T
 
 
-def test_nystroem_accepts_kmlib_and_features_route(capsys):
+@BOTH
+def test_nystroem_accepts_pinv_and_features_route(module, capsys):
     """Second algorithm: features.Nystroem on the distinct anchors (same span)."""
-    ch09.check_nystroem(_nystroem_pinv(kernels.gaussian(1.0)(X40), ANCH), X40, ANCH, 1.0)
-    assert "Correct:" in capsys.readouterr().out
+    module.check_nystroem(_nystroem_pinv(kernels.gaussian(1.0)(X40), ANCH), X40, ANCH, 1.0)
+    _passed(module, capsys)
     nys = features.Nystroem(kernel=kernels.gaussian(1.0), n_components=5,
                             random_state=0).fit(X40[np.unique(ANCH)])
     P = nys._gram(X40, nys.components_) @ nys.normalization_
-    ch09.check_nystroem(P @ P.T, X40, ANCH, 1.0)
+    module.check_nystroem(P @ P.T, X40, ANCH, 1.0)
+    _passed(module, capsys)
 
 
-def test_nystroem_rejects_mistakes():
+@BOTH
+def test_nystroem_rejects_mistakes(module):
     K = kernels.gaussian(1.0)(X40)
     C = K[:, ANCH]
     with pytest.raises(AssertionError, match="anchor columns"):
-        ch09.check_nystroem(C @ C.T, X40, ANCH, 1.0)               # forgot K_mm^+
+        module.check_nystroem(C @ C.T, X40, ANCH, 1.0)               # forgot K_mm^+
     with pytest.raises(AssertionError, match="shape"):
-        ch09.check_nystroem(C, X40, ANCH, 1.0)
+        module.check_nystroem(C, X40, ANCH, 1.0)
     with pytest.raises(AssertionError, match="is None"):
-        ch09.check_nystroem(None, X40, ANCH, 1.0)
+        module.check_nystroem(None, X40, ANCH, 1.0)
+    with pytest.raises(AssertionError, match="symmetric"):
+        wrong = _nystroem_pinv(K, ANCH)
+        wrong[30, 31] += 0.01
+        module.check_nystroem(wrong, X40, ANCH, 1.0)
     wrong = _nystroem_pinv(K, ANCH).copy()
     rest = np.setdiff1d(np.arange(40), ANCH)
     wrong[np.ix_(rest, rest)] = K[np.ix_(rest, rest)] * 0.5 + wrong[np.ix_(rest, rest)] * 0.5
-    with pytest.raises(AssertionError):
-        ch09.check_nystroem(wrong, X40, ANCH, 1.0)
+    with pytest.raises(AssertionError, match="1e-8"):
+        module.check_nystroem(wrong, X40, ANCH, 1.0)
 
 
-def test_nystroem_jitter_small_passes_large_is_diagnosed():
+@BOTH
+def test_nystroem_jitter_small_passes_large_is_diagnosed(module, capsys):
     """A jitter of 1e-8 is accepted; 1e-6 biases K_tilde and the message names the limit."""
     K = kernels.gaussian(1.0)(X40)
     C, W = K[:, ANCH], K[np.ix_(ANCH, ANCH)]
-    ch09.check_nystroem(C @ linalg.solve(W + 1e-8 * np.eye(7), C.T), X40, ANCH, 1.0)
+    module.check_nystroem(C @ linalg.solve(W + 1e-8 * np.eye(7), C.T), X40, ANCH, 1.0)
+    _passed(module, capsys)
     with pytest.raises(AssertionError, match="1e-8"):
-        ch09.check_nystroem(C @ linalg.solve(W + 1e-6 * np.eye(7), C.T), X40, ANCH, 1.0)
+        module.check_nystroem(C @ linalg.solve(W + 1e-6 * np.eye(7), C.T), X40, ANCH, 1.0)
 
 
 # --------------------------------------------------------------------------- #
@@ -165,25 +202,35 @@ EPS_OK = math.sqrt(2 * LOGT / 5000)
 DPH_OK = math.ceil(8 / 0.05**2 * LOGT)
 
 
-def test_choose_D_accepts_formula(capsys):
-    """Reference in the checker: bisection on the inequality; here the closed form."""
-    ch09.check_choose_D(D_OK, EPS_OK, DPH_OK, 1000, 0.05, 0.01, 5000)
-    assert "Correct:" in capsys.readouterr().out
+@BOTH
+def test_choose_D_accepts_formula(module, capsys):
+    """Reference: bisection on the inequality; here the closed form."""
+    module.check_choose_D(D_OK, EPS_OK, DPH_OK, 1000, 0.05, 0.01, 5000)
+    _passed(module, capsys)
 
 
+@BOTH
 @pytest.mark.parametrize("answer,match", [
     ((math.ceil(2 / 0.05**2 * math.log(2 * 1000 / 0.01)), EPS_OK, DPH_OK), "n\\^2 pairs"),
     ((D_OK - 1, EPS_OK, DPH_OK), "round the bound up"),
+    ((D_OK + 5, EPS_OK, DPH_OK), "too large"),
+    ((D_OK // 2, EPS_OK, DPH_OK), "too small"),
     ((2 / 0.05**2 * LOGT, EPS_OK, DPH_OK), "integer"),
     ((D_OK, 2 * EPS_OK, DPH_OK), "eps_guaranteed"),
+    ((D_OK, EPS_OK * (1 + 1e-4), DPH_OK), "eps_guaranteed"),
     ((D_OK, EPS_OK, D_OK), "range over \\[-2, 2\\]"),
     ((D_OK, EPS_OK, 2 * D_OK), "range 4"),
     ((None, EPS_OK, DPH_OK), "is None"),
 ])
-def test_choose_D_rejects_mistakes(answer, match):
+def test_choose_D_rejects_mistakes(module, answer, match):
     with pytest.raises(AssertionError, match=match) as err:
-        ch09.check_choose_D(*answer, 1000, 0.05, 0.01, 5000)
+        module.check_choose_D(*answer, 1000, 0.05, 0.01, 5000)
     assert str(D_OK) not in str(err.value) and str(DPH_OK) not in str(err.value)
+
+
+def test_choose_D_self_check_sees_D_phase_one_too_small():
+    with pytest.raises(AssertionError, match="D_phase is one too small"):
+        ch09.check_choose_D(D_OK, EPS_OK, DPH_OK - 1, 1000, 0.05, 0.01, 5000)
 
 
 # --------------------------------------------------------------------------- #
@@ -199,47 +246,56 @@ def stream_data():
     return blocks, rff
 
 
-def test_streaming_accepts_streaming_ridge_estimator(capsys):
-    """Second algorithm: ls.StreamingRFFRidge (dsyrk accumulation); the checker uses an SVD."""
+@BOTH
+def test_streaming_accepts_streaming_ridge_estimator(module, capsys):
+    """Second algorithm: ls.StreamingRFFRidge (dsyrk accumulation); the reference uses an SVD."""
     model = ls.StreamingRFFRidge(2.0, 50, 1.0, seed=0).fit_blocks(
         ls.regression_blocks(20_000, 5, block_size=4000, seed=3))
-    ch09.check_streaming_coef(model.coef_, **ARGS)
-    assert "Correct:" in capsys.readouterr().out
+    module.check_streaming_coef(model.coef_, **ARGS)
+    _passed(module, capsys)
 
 
-def test_streaming_rejects_mistakes(stream_data):
+@BOTH
+def test_streaming_rejects_mistakes(module, stream_data):
     blocks, rff = stream_data
     Z = np.vstack([rff.transform(b[0]) for b in blocks])
     y = np.concatenate([b[1] for b in blocks])
     last = ridge.ridge(rff.transform(blocks[-1][0]), blocks[-1][1], 1.0)
     with pytest.raises(AssertionError, match="last block only"):
-        ch09.check_streaming_coef(last, **ARGS)
+        module.check_streaming_coef(last, **ARGS)
     with pytest.raises(AssertionError, match="n \\* lam"):
-        ch09.check_streaming_coef(ridge.ridge(Z, y, 20_000.0), **ARGS)
-    per_block = []                                      # new frequencies in every block
-    G, b = np.zeros((100, 100)), np.zeros(100)
+        module.check_streaming_coef(ridge.ridge(Z, y, 20_000.0), **ARGS)
+    if module is ch09:                                  # the reference needs four SVDs here
+        with pytest.raises(AssertionError, match="ignores the penalty"):
+            module.check_streaming_coef(np.linalg.lstsq(Z, y, rcond=None)[0], **ARGS)
+    G, b = np.zeros((100, 100)), np.zeros(100)          # new frequencies in every block
     for i, (Xb, yb) in enumerate(blocks):
         Zb = features.RandomFourierFeatures(sigma=2.0, n_features=50,
                                             random_state=i).fit_transform(Xb)
         G += Zb.T @ Zb
         b += Zb.T @ yb
-    per_block = np.linalg.solve(G + np.eye(100), b)
     with pytest.raises(AssertionError, match="draw the frequencies once"):
-        ch09.check_streaming_coef(per_block, **ARGS)
+        module.check_streaming_coef(np.linalg.solve(G + np.eye(100), b), **ARGS)
     with pytest.raises(AssertionError, match="is None"):
-        ch09.check_streaming_coef(None, **ARGS)
+        module.check_streaming_coef(None, **ARGS)
     with pytest.raises(AssertionError, match="shape"):
-        ch09.check_streaming_coef(np.zeros(50), **ARGS)
+        module.check_streaming_coef(np.zeros(50), **ARGS)
 
 
 # --------------------------------------------------------------------------- #
 # the notebook: solutions pass, None stubs fail every check
 # --------------------------------------------------------------------------- #
-def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys):
-    """Solution notebook: all checks print Correct. Student stubs (None): every check fails."""
+def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys, monkeypatch):
+    """Solution notebook: every self-check passes and, substituted as the grader does, every
+    reference check; with None stubs every check fails, both ways."""
     cells = notebook.code_cells(NOTEBOOK)
     checks = notebook.check_sources(cells)
     assert len(checks) == 5
+    notebook.run_with_solutions(cells)
+    assert len(re.findall(r"^Self-check passed:", capsys.readouterr().out, flags=re.M)) == 5
+    notebook.assert_checks_fail_with_none_stubs(cells)
+    for name in [n for n in vars(ch09) if n.startswith("check_")]:
+        monkeypatch.setattr(ch09, name, getattr(reference, name))
     notebook.run_with_solutions(cells)
     assert len(re.findall(r"^Correct:", capsys.readouterr().out, flags=re.M)) == 5
     notebook.assert_checks_fail_with_none_stubs(cells)

@@ -1,12 +1,14 @@
-"""Tests for the chapter-10 exercise checkers (kmlib.book.exercises.ch10).
+"""Tests for the chapter-10 exercise checks: the students' self-checks and the lecturer's.
 
-Each checker must accept the right answer, computed here by an independent
-route (numpy's eigvalsh with a null-space basis, an explicit witness, a dense
-eigendecomposition, classical multidimensional scaling), reject the typical
-wrong answers with a message that diagnoses the mistake without printing the
-reference value, and reject ``None``.  The last test runs the exercise notebook
-with every solution cell replaced by ``None`` stubs and requires every check
-cell to fail.
+``kmlib.book.exercises.ch10`` ships the self-checks (eigenvalues certified by Cholesky
+attempts, not recomputed; the defining properties of a witness and of an embedding);
+``_grading.reference.ch10`` holds the full checks that recompute every answer.  Both must
+accept the right answer, computed here by an independent route (numpy's eigvalsh with a
+null-space basis, an explicit witness, a dense eigendecomposition, classical
+multidimensional scaling), and reject the typical wrong answers with a message that
+diagnoses the mistake without printing the reference value, and ``None``.  The last test
+runs the exercise notebook with solutions and with every solution cell replaced by
+``None`` stubs.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from pathlib import Path
 import _exercise_cells as notebook
 import numpy as np
 import pytest
+from _grading.reference import ch10 as reference
 from scipy import linalg
 from scipy.spatial.distance import cdist
 
@@ -26,10 +29,17 @@ pytestmark = pytest.mark.filterwarnings("error")
 NOTEBOOK = Path(__file__).resolve().parents[1] / "exercises" / "10_negative_definite.md"
 X12 = np.linspace(0.0, 3.0, 12)
 NUMBER = re.compile(r"-?\d+\.\d{3,}")        # a leaked reference value would show many digits
+BOTH = pytest.mark.parametrize("module", [ch10, reference], ids=["self", "reference"])
+PASSED = {ch10: "Self-check passed:", reference: "Correct:"}
 
 
 def _no_leak(excinfo):
     assert not NUMBER.search(str(excinfo.value)), f"message leaks a number: {excinfo.value}"
+
+
+def _passed(module, capsys):
+    out = capsys.readouterr().out
+    assert out.startswith(PASSED[module]) and out.count("\n") == 1, out
 
 
 # --------------------------------------------------------------------------- #
@@ -50,23 +60,28 @@ def test_candidate_verdicts_follow_the_theory(table):
     assert nds.tolist() == [True, False, False, True, True, False]
 
 
-def test_check_nds_table_accepts_right_answer(table, capsys):
+@BOTH
+def test_check_nds_table_accepts_right_answer(module, table, capsys):
     top, nds = table
-    ch10.check_nds_table(top, nds, X12)
-    assert capsys.readouterr().out.startswith("Correct:")
+    module.check_nds_table(top, nds, X12)
+    _passed(module, capsys)
 
 
+@BOTH
 @pytest.mark.parametrize("mistake,match", [
     ("whole", "whole Gram matrices"),
     ("centred", "centring matrix"),
     ("one_wrong", "is wrong for"),
+    ("second", "is wrong for"),
     ("verdict", "verdicts in `nds` are wrong"),
     ("none_top", "is None"),
     ("none_nds", "is None"),
     ("shape", "shape"),
+    ("ints", "True/False"),
 ])
-def test_check_nds_table_rejects_mistakes(table, mistake, match):
-    """Typical mistakes: no restriction, J K J, one wrong Gram matrix, flipped verdict, None."""
+def test_check_nds_table_rejects_mistakes(module, table, mistake, match):
+    """Typical mistakes: no restriction, J K J, one wrong Gram matrix, the second largest
+    eigenvalue, a flipped verdict, None, 0/1 instead of booleans."""
     top, nds = table
     grams = ch10.candidate_grams(X12)
     t, v = top.copy(), nds.copy()
@@ -77,6 +92,9 @@ def test_check_nds_table_rejects_mistakes(table, mistake, match):
         t = np.array([np.linalg.eigvalsh(J @ K @ J)[-1] for K in grams])
     elif mistake == "one_wrong":
         t[2] += 0.5
+    elif mistake == "second":
+        B = linalg.null_space(np.ones((1, 12)))
+        t[1] = np.linalg.eigvalsh(B.T @ grams[1] @ B)[-2]
     elif mistake == "verdict":
         v[3] = not v[3]
     elif mistake == "none_top":
@@ -85,25 +103,47 @@ def test_check_nds_table_rejects_mistakes(table, mistake, match):
         v = None
     elif mistake == "shape":
         t = t[:5]
+    elif mistake == "ints":
+        v = v.astype(int)
     with pytest.raises(AssertionError, match=match) as excinfo:
-        ch10.check_nds_table(t, v, X12)
+        module.check_nds_table(t, v, X12)
     _no_leak(excinfo)
 
 
-def test_check_witness(capsys):
+@BOTH
+def test_check_witness(module, capsys):
     """Reference: the second difference (1, -2, 1) gives 2 (2^4 - 4) h^4 > 0 (closed form)."""
     c = np.zeros(12)
     c[4:7] = [1.0, -2.0, 1.0]
-    ch10.check_witness(c, X12)
-    assert capsys.readouterr().out.startswith("Correct:")
+    module.check_witness(c, X12)
+    _passed(module, capsys)
+    module.check_witness(-3.0 * c, X12)
+    _passed(module, capsys)
     with pytest.raises(AssertionError, match="sum to zero"):
-        ch10.check_witness(np.r_[1.0, np.zeros(11)], X12)
+        module.check_witness(np.r_[1.0, np.zeros(11)], X12)
     with pytest.raises(AssertionError, match="not positive"):
-        ch10.check_witness(np.r_[1.0, -1.0, np.zeros(10)], X12)
+        module.check_witness(np.r_[1.0, -1.0, np.zeros(10)], X12)
     with pytest.raises(AssertionError, match="zero vector"):
-        ch10.check_witness(np.zeros(12), X12)
+        module.check_witness(np.zeros(12), X12)
     with pytest.raises(AssertionError, match="is None"):
-        ch10.check_witness(None, X12)
+        module.check_witness(None, X12)
+
+
+def test_witness_checks_agree_on_random_zero_sum_vectors():
+    """The self-check (Gram matrix) and the reference (moments) judge alike."""
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        c = rng.standard_normal(12)
+        c -= c.mean()
+        K = np.subtract.outer(X12, X12) ** 4
+        verdicts = []
+        for module in (ch10, reference):
+            try:
+                module.check_witness(c, X12)
+                verdicts.append(True)
+            except AssertionError:
+                verdicts.append(False)
+        assert verdicts[0] == verdicts[1] == (c @ K @ c > 0)
 
 
 # --------------------------------------------------------------------------- #
@@ -124,29 +164,44 @@ def _min_eigs(X, power):
                      for a in EXPS])
 
 
-def test_check_exp_power_accepts_right_answer(points, capsys):
+@BOTH
+def test_check_exp_power_accepts_right_answer(module, points, capsys):
     M = _min_eigs(points, lambda a: a)
     ok = np.all(M >= -1e-10, axis=1)
     assert ok.tolist() == [True, True, True, True, False, False]   # Schoenberg + powers
-    ch10.check_exp_power_min_eigs(M, ok, points, EXPS, TS)
-    assert capsys.readouterr().out.startswith("Correct:")
+    module.check_exp_power_min_eigs(M, ok, points, EXPS, TS)
+    _passed(module, capsys)
 
 
-def test_check_exp_power_rejects_mistakes(points):
-    """Mistakes: squared distance to the power a, exponent forgotten, wrong verdict, None."""
+@BOTH
+def test_check_exp_power_rejects_mistakes(module, points):
+    """Mistakes: squared distance to the power a, exponent forgotten, the largest eigenvalue,
+    wrong verdict, None, transposed."""
     M = _min_eigs(points, lambda a: a)
     ok = np.all(M >= -1e-10, axis=1)
+    largest = np.array([[np.linalg.eigvalsh(np.exp(-t * cdist(points, points) ** a))[-1]
+                         for t in TS] for a in EXPS])
     for wrong, match in [(_min_eigs(points, lambda a: 2 * a), "2a"),
-                         (_min_eigs(points, lambda a: 1.0), "exponent a is missing")]:
+                         (_min_eigs(points, lambda a: 1.0), "exponent a is missing"),
+                         (largest, "smallest eigenvalue")]:
         with pytest.raises(AssertionError, match=match) as excinfo:
-            ch10.check_exp_power_min_eigs(wrong, ok, points, EXPS, TS)
+            module.check_exp_power_min_eigs(wrong, ok, points, EXPS, TS)
         _no_leak(excinfo)
     with pytest.raises(AssertionError, match="pd_all"):
-        ch10.check_exp_power_min_eigs(M, np.ones(6, dtype=bool), points, EXPS, TS)
+        module.check_exp_power_min_eigs(M, np.ones(6, dtype=bool), points, EXPS, TS)
     with pytest.raises(AssertionError, match="is None"):
-        ch10.check_exp_power_min_eigs(None, None, points, EXPS, TS)
+        module.check_exp_power_min_eigs(None, None, points, EXPS, TS)
     with pytest.raises(AssertionError, match="shape"):
-        ch10.check_exp_power_min_eigs(M.T, ok, points, EXPS, TS)
+        module.check_exp_power_min_eigs(M.T, ok, points, EXPS, TS)
+
+
+def test_self_check_certificate_is_tight(points):
+    """An entry moved by 1e-6 fails the self-check's certificate."""
+    M = _min_eigs(points, lambda a: a)
+    ok = np.all(M >= -1e-10, axis=1)
+    M[2, 1] += 1e-6
+    with pytest.raises(AssertionError, match="differs from the smallest"):
+        ch10.check_exp_power_min_eigs(M, ok, points, EXPS, TS)
 
 
 # --------------------------------------------------------------------------- #
@@ -166,33 +221,44 @@ def _mds(K):
     return U[:, keep] * np.sqrt(d[keep])
 
 
-def test_check_embedding_accepts_mds(l1_points, capsys):
+@BOTH
+def test_check_embedding_accepts_mds(module, l1_points, capsys):
     Phi = _mds(cdist(l1_points, l1_points, "cityblock"))
-    ch10.check_embedding(Phi, l1_points)
-    assert capsys.readouterr().out.startswith("Correct:")
+    module.check_embedding(Phi, l1_points)
+    _passed(module, capsys)
 
 
-def test_check_embedding_rejects_mistakes(l1_points):
+@BOTH
+def test_check_embedding_rejects_mistakes(module, l1_points):
     """Mistakes: missing 1/sqrt(2), the raw points, None, too few rows."""
     K = cdist(l1_points, l1_points, "cityblock")
     Phi = _mds(K)
     with pytest.raises(AssertionError, match="twice the kernel"):
-        ch10.check_embedding(np.sqrt(2) * Phi, l1_points)
+        module.check_embedding(np.sqrt(2) * Phi, l1_points)
     with pytest.raises(AssertionError, match="do not reproduce"):
-        ch10.check_embedding(l1_points, l1_points)
+        module.check_embedding(l1_points, l1_points)
     with pytest.raises(AssertionError, match="is None"):
-        ch10.check_embedding(None, l1_points)
+        module.check_embedding(None, l1_points)
     with pytest.raises(AssertionError, match="one row per point"):
-        ch10.check_embedding(Phi[:5], l1_points)
+        module.check_embedding(Phi[:5], l1_points)
 
 
 # --------------------------------------------------------------------------- #
 # the notebook: solutions pass, None stubs fail every check
 # --------------------------------------------------------------------------- #
-def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys):
-    """Solution notebook: all checks print Correct. Student stubs (None): every check fails."""
+def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys, monkeypatch):
+    """Solution notebook: every self-check passes and, substituted as the grader does, every
+    reference check (the hidden check prints its own line); None stubs fail every check."""
     cells = notebook.code_cells(NOTEBOOK)
-    assert len(notebook.check_sources(cells)) >= 3
+    checks = notebook.check_sources(cells)
+    calls = sum(src.count("ch10.check_") for src in checks)
+    assert len(checks) >= 3 and calls == 4
     notebook.run_with_solutions(cells)
-    assert capsys.readouterr().out.count("Correct:") == 4
+    out = capsys.readouterr().out
+    assert out.count("Self-check passed:") == calls and "Correct:" not in out
+    notebook.assert_checks_fail_with_none_stubs(cells)
+    for name in [n for n in vars(ch10) if n.startswith("check_")]:
+        monkeypatch.setattr(ch10, name, getattr(reference, name))
+    notebook.run_with_solutions(cells)
+    assert capsys.readouterr().out.count("Correct:") == calls
     notebook.assert_checks_fail_with_none_stubs(cells)

@@ -2,11 +2,15 @@
 
 The submissions are made here from the notebooks ``scripts/make_exercises.py``
 generates: the solution notebook, the student stub and copies with one answer
-changed or one hostile cell added. The expected scores are not taken from the
-grader: they are the points written in the sheets' check-cell metadata, added up
-by hand in the constants below (the fixture sheet ``tests/data/grading/sheets/
-01_tiny.md`` states 2 + 1 (hidden) + 3 + 1 = 7; ``exercises/06_representer.md``
-2 + 1 (hidden) + 2 + 1 + 1 + 2 + 2 = 11).
+changed or one hostile cell added. The checks that grade are the lecturer's full checks
+(``scripts/_grading/reference/``), put in place of the self-checks that ship; a submission
+whose answer passes the self-check but not the full check loses the points. The expected
+scores are not taken from the grader: they are the points written in the sheets'
+check-cell metadata, added up by hand in the constants below (the fixture sheet
+``tests/data/grading/sheets/01_tiny.md`` states 2 + 1 (hidden) + 3 + 1 = 7;
+``exercises/06_representer.md`` 2 + 1 (hidden) + 2 + 1 + 1 + 2 + 2 = 11;
+``exercises/05_rkhs.md`` 2 + 2 + 1 + 1 = 6; ``exercises/04_kernels.md`` six checks of
+1 point).
 """
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ from pathlib import Path
 import grade
 import make_exercises
 import nbformat
+import numpy as np
 import pytest
 from _grading import sandbox
 from _grading.sheet import load_sheet
@@ -349,3 +354,114 @@ def test_report_html_gives_class_statistics(graded):
             "square) (3×)</td>") in page
     assert "<tr><td>tiny-ex-square</td><td>1.64 / 3</td><td>55 %</td></tr>" in page
     assert "(hidden)" in page
+
+
+# --------------------------------------------------------------------------- #
+# the grader runs the lecturer's full checks, never the self-checks that ship
+# --------------------------------------------------------------------------- #
+def test_use_references_puts_the_full_checks_in_place_of_the_self_checks(monkeypatch, capsys):
+    """In the process of the checks, ``ch05.check_*`` (and a ``from ... import check_*``
+    made afterwards) are the reference's; the data functions stay; twice changes nothing."""
+    import sys
+
+    from _grading import run_checks
+    from _grading.reference import ch05 as reference
+
+    from kmlib.book.exercises import ch05
+
+    for module_name, module in list(sys.modules.items()):    # every chapter loaded here is
+        if run_checks.SHIPPED_CHECKS.match(module_name):    # restored after the test
+            for name in [n for n in vars(module) if n.startswith("check_")]:
+                monkeypatch.setattr(module, name, getattr(module, name))
+            monkeypatch.setattr(module, run_checks.REFERENCED, False, raising=False)
+    assert "kmlib.book.exercises.ch05" in run_checks.use_references()
+    assert run_checks.use_references() == []
+    assert ch05.check_sobolev1_norm is reference.check_sobolev1_norm
+    assert ch05.sobolev1_data.__module__ == "kmlib.book.exercises.ch05"
+    namespace: dict = {}
+    exec("from kmlib.book.exercises.ch05 import check_mercer_grid", namespace)
+    assert namespace["check_mercer_grid"] is reference.check_mercer_grid
+
+
+def test_grading_refuses_a_sheet_whose_check_has_no_reference(monkeypatch, tmp_path):
+    """A check cell calling a self-check that the reference module lacks: no grading at all,
+    rather than grading with what students can run at home."""
+    from kmlib.book.exercises import ch05
+
+    monkeypatch.setattr(ch05, "check_extra", lambda *a: print("Self-check passed"),
+                        raising=False)
+    sheet = tmp_path / "sheets" / "05_rkhs.md"
+    sheet.parent.mkdir()
+    text = (ROOT / "exercises" / "05_rkhs.md").read_text(encoding="utf-8")
+    sheet.write_text(text.replace("ch05.check_sobolev1_norm(norm2)",
+                                  "ch05.check_sobolev1_norm(norm2)\nch05.check_extra(norm2)"),
+                     encoding="utf-8")
+    problems = grade.reference_problems(load_sheet(sheet))
+    assert problems == ["scripts/_grading/reference/ch05.py has no check_extra"]
+    assert grade.reference_problems(load_sheet(ROOT / "exercises" / "05_rkhs.md")) == []
+    (tmp_path / "class").mkdir()
+    nbformat.write(nbformat.v4.new_notebook(), tmp_path / "class" / "alice.ipynb")
+    with pytest.raises(SystemExit, match="check_extra"):
+        grade.grade(tmp_path / "class", sheet_path=sheet, sheets_dir=sheet.parent,
+                    limits=LIMITS, sandbox_mode=MODE)
+
+
+def test_scores_come_from_the_full_checks(tmp_path):
+    """Sheet 5 (points 2 + 2 + 1 + 1 = 6): the solution earns 6 with the full checks' lines;
+    ``norm2`` right to six digits but not to the full check's 1e-9 passes the self-check the
+    student runs, yet the grader takes its point (5); the stub earns 0."""
+    from kmlib.book.exercises import ch05
+
+    sheet = ROOT / "exercises" / "05_rkhs.md"
+    (sol_path, stu_path), = make_exercises.generate(tmp_path / "gen", [sheet])
+    solution = nbformat.read(sol_path, as_version=4)
+    exact = "norm2 = np.sum(widths * slopes**2)"
+    near = _replace(solution, exact, exact + " * (1 + 5e-7)")
+    x5, a5 = ch05.sobolev1_data()
+    order = np.argsort(x5)
+    slopes = np.cumsum(a5[order][::-1])[::-1]
+    value = float(np.sum(np.diff(np.r_[0.0, x5[order]]) * slopes**2)) * (1 + 5e-7)
+    ch05.check_sobolev1_norm(value)                         # what the student saw: passed
+    folder = tmp_path / "class"
+    folder.mkdir()
+    nbformat.write(solution, folder / "solution.ipynb")
+    nbformat.write(nbformat.read(stu_path, as_version=4), folder / "stub.ipynb")
+    nbformat.write(near, folder / "near.ipynb")
+    grade.grade(folder, limits=sandbox.Limits(timeout=120, memory_mb=2048, grace=5),
+                sandbox_mode=MODE)
+    assert _totals(folder) == {"near": 5, "solution": 6, "stub": 0}
+    rows = _read_csv(folder / "grades.csv")
+    assert all(r["message"].startswith("Correct:") for r in rows if r["student"] == "solution")
+    assert not any("Self-check" in r["message"] for r in rows)
+    failed = [r for r in rows if r["passed"] == "no" and r["student"] == "near"]
+    assert [r["check"] for r in failed] == ["check_sobolev1_norm"]
+
+
+def test_a_function_answer_cannot_patch_the_checks(tmp_path):
+    """Sheet 4 (six checks of 1 point): ``matern32`` patches numpy in the checks' process
+    when it runs, ``matern52`` when it is defined (a decorator); both return wrong values.
+    Each call runs in a forked child, so the full check sees the wrong values: 5 of 6."""
+    sheet = ROOT / "exercises" / "04_kernels.md"
+    (sol_path, _), = make_exercises.generate(tmp_path / "gen", [sheet])
+    solution = nbformat.read(sol_path, as_version=4)
+    patcher = (
+        "def matern32(r, ell):\n"
+        "    import numpy\n"
+        "    numpy.allclose = lambda *a, **k: True\n"
+        "    numpy.isclose = lambda a, b, *x, **k: numpy.ones(numpy.shape(a), dtype=bool)\n"
+        "    return numpy.exp(-numpy.asarray(r) / ell)\n"
+        "\n"
+        "@(lambda f: (__import__('numpy').__setattr__('allclose', lambda *a, **k: True), f)[1])\n"
+        "def matern52(r, ell):\n"
+        "    import numpy\n"
+        "    return numpy.exp(-numpy.asarray(r) / ell)\n")
+    nb = _after(solution, "min_eig_52 = np.linalg.eigvalsh", patcher)
+    folder = tmp_path / "class"
+    folder.mkdir()
+    nbformat.write(nb, folder / "patcher.ipynb")
+    grade.grade(folder, limits=sandbox.Limits(timeout=120, memory_mb=2048, grace=5),
+                sandbox_mode=MODE)
+    rows = _read_csv(folder / "grades.csv")
+    assert [(r["check"], r["passed"]) for r in rows if r["passed"] == "no"] == [
+        ("check_matern", "no")]
+    assert _totals(folder) == {"patcher": 5}

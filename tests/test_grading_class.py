@@ -2,10 +2,14 @@
 
 The expected totals are the points written in the sheet's check-cell metadata, added up
 by hand: krr 2 + 1 (hidden), intercept 2, minnorm 1, map 1, poisson 2, spline 2 = 11.
-The cheaters never solve anything: each answer cell looks for the lecturer's files (the
-sheet's Markdown, the repository's ``.git``, the checkers' source) and runs what it
-finds. In the sandbox they find nothing and score 0; the same notebooks graded in the
-weaker mode (``--weak-sandbox``) show that the attacks are real.
+The checks that grade are the lecturer's full checks (``scripts/_grading/reference/ch06.py``),
+never the self-checks of ``kmlib.book.exercises.ch06`` that students have: olivia's
+``lam_map`` is right to six digits, so her self-check passed, and the grader takes the map
+exercise's point. The cheaters never solve anything: each answer cell looks for the
+lecturer's files (the sheet's Markdown, the repository's ``.git``, the checkers' source)
+and runs what it finds, or runs the shipped self-check's code under a tracer to catch any
+answer it computes. In the sandbox they find nothing and score 0; the same notebooks graded
+in the weaker mode (``--weak-sandbox``) show that the file attacks are real.
 """
 from __future__ import annotations
 
@@ -65,7 +69,8 @@ for git_dir in _find(".git"):
         exec(code, globals())
 ''',
     # the checker's reference computation: run check_krr_fitted with _close recording its
-    # reference; the checkers' source is taken from the imported module and from disk
+    # reference; the checkers' source is taken from the imported module and from disk (the
+    # lecturer's scripts/_grading/reference/ch06.py, in the weaker mode)
     "checker": FIND + '''
 import inspect
 sources = [inspect.getsource(ch06)] + [open(p).read() for p in _find("ch06.py")]
@@ -83,6 +88,35 @@ for source in sources:
         pass
     if seen:
         fitted = seen[0]
+''',
+    # the self-check that ships (as a student has it, from the wheel), run under a tracer
+    # that collects every vector of 25 numbers in its frames, then tried as the answer
+    "selfcheck": '''
+import sys, numpy as np
+SOURCE = __SHIPPED__
+namespace = {"__name__": "kmlib.book.exercises.ch06", "__package__": "kmlib.book.exercises"}
+exec(compile(SOURCE, "<shipped ch06>", "exec"), namespace)
+seen = []
+def _local(frame, event, arg):
+    for value in list(frame.f_locals.values()):
+        if isinstance(value, np.ndarray) and value.shape == (25,):
+            seen.append(np.array(value, dtype=float))
+    return _local
+sys.settrace(lambda frame, event, arg: _local if frame.f_code.co_filename == "<shipped ch06>"
+             else None)
+for probe in (np.zeros(25), np.ones(25), np.arange(25.0)):
+    try:
+        namespace["check_krr_fitted"](probe)
+    except Exception:
+        pass
+sys.settrace(None)
+for candidate in seen:
+    try:
+        namespace["check_krr_fitted"](candidate)
+    except Exception:
+        continue
+    fitted = candidate
+    break
 ''',
 }
 
@@ -119,6 +153,9 @@ def _is_check(cell) -> bool:
 
 
 def _cheater(student, code: str):
+    code = code.replace("__SHIPPED__", repr((ROOT / "kmlib" / "book" / "exercises" / "ch06.py")
+                                            .read_text(encoding="utf-8")))
+
     def change(cell):
         if "student-answer" in cell.metadata.get("tags", []):
             label = cell.source.split("# Exercise ")[1].split(":")[0]
@@ -167,13 +204,17 @@ def _class(made) -> dict:
             source="print('Correct: trust me')") or c) if _is_check(c) else c),
         "leaker": _insert_after(solution, "from kmlib.book.exercises import ch06", leaker),
         "heidi": other_student,
+        "olivia": _map_code(solution, lambda c: (c.update(source=c.source.replace(
+            "lam_map = 0.36 / 1.5", "lam_map = 0.36 / 1.5 * (1 + 3e-7)")) or c)),
         **{f"judy_{name}": _cheater(student, code) for name, code in CHEATS.items()},
     }
 
 
+MAP = 1
 EXPECTED = {"alice": FULL, "bob": 0, "carol": FULL - 2, "dave": KRR, "eve": KRR,
             "mallory": FULL, "ivan": FULL, "ken": FULL, "leaker": FULL, "heidi": 0,
-            "judy_markdown": 0, "judy_git": 0, "judy_checker": 0, "frank": 0, "grace": 0}
+            "olivia": FULL - MAP, "judy_markdown": 0, "judy_git": 0, "judy_checker": 0,
+            "judy_selfcheck": 0, "frank": 0, "grace": 0}
 
 
 def _write_class(folder: Path, submissions: dict) -> None:
@@ -221,6 +262,26 @@ def test_one_wrong_answer_costs_that_check_only(graded):
         ("check_krr_fitted", "0")]
 
 
+def test_the_scores_come_from_the_full_checks(graded, capsys):
+    """Every passed check says ``Correct:``, the full checks' line, never the self-checks'.
+    olivia's answers pass her self-check (run here as she ran it), not the full check."""
+    import numpy as np
+
+    from kmlib.book.exercises import ch06
+
+    rows = _read_csv(graded[0][0] / "grades.csv")
+    passed = [r for r in rows if r["passed"] == "yes"]
+    assert passed and all(r["message"].startswith("Correct:") for r in passed)
+    assert not any("Self-check" in r["message"] for r in rows)
+    Phi, y = ch06.map_data()
+    lam = 0.36 / 1.5 * (1 + 3e-7)
+    ch06.check_map(lam, Phi.T @ np.linalg.solve(Phi @ Phi.T + lam * np.eye(len(y)), y))
+    assert capsys.readouterr().out.startswith("Self-check passed")
+    failed = [(r["check"], r["points"]) for r in rows
+              if r["student"] == "olivia" and r["passed"] == "no"]
+    assert failed == [("check_map", "0")]
+
+
 def test_edited_or_deleted_check_cells_cost_nothing(graded):
     """ivan deleted every check cell, ken replaced them: both are graded from their answers.
 
@@ -246,27 +307,30 @@ def test_feedback_shows_no_path_of_the_lecturers_machine(graded):
 
 
 def test_the_cheats_are_real_in_the_weaker_mode(made, tmp_path):
-    """Without bubblewrap the same notebooks find the lecturer's files and score."""
+    """Without bubblewrap the same notebooks find the lecturer's files and score; the tracer
+    on the shipped self-check still finds nothing."""
     submissions = _class(made)
     folder = tmp_path / "weak"
     folder.mkdir()
-    for name in ("judy_markdown", "judy_git", "judy_checker"):
+    for name in ("judy_markdown", "judy_git", "judy_checker", "judy_selfcheck"):
         nbformat.write(submissions[name], folder / f"{name}.ipynb")
     grade.grade(folder, sheet_path=SHEET, limits=LIMITS, sandbox_mode="weak")
     totals = _totals(folder)
     assert totals["judy_markdown"] == FULL
     assert totals["judy_git"] == FULL
-    # the checkers of the sandbox's kmlib have no check_* to run: the copy on disk had one
+    # the checkers of the sandbox's kmlib have no check_* to run; on disk the cheat found the
+    # lecturer's full check (scripts/_grading/reference/ch06.py) and its reference
     assert totals["judy_checker"] == 2
+    assert totals["judy_selfcheck"] == 0   # the self-check computes no answer to catch
 
 
 def test_report_html_has_the_class_statistics(graded):
     page = (graded[0][0] / "report.html").read_text(encoding="utf-8")
     assert '<img src="data:image/png;base64,' in page
-    assert 'alt="Histogram of the totals of 15 submissions (of 11 points)' in page
-    # 12 notebooks of sheet 06 (heidi, frank, grace are not); check_krr_fitted is failed by
-    # bob, carol and the three cheaters: passed by 7 of 12, mean 2 * 7 / 12 = 1.17
-    assert "<td>rep-ex-krr</td><td>check_krr_fitted</td><td>1.17 / 2</td><td>58 %</td>" in page
+    assert 'alt="Histogram of the totals of 17 submissions (of 11 points)' in page
+    # 14 notebooks of sheet 06 (heidi, frank, grace are not); check_krr_fitted is failed by
+    # bob, carol and the four cheaters: passed by 8 of 14, mean 2 * 8 / 14 = 1.14
+    assert "<td>rep-ex-krr</td><td>check_krr_fitted</td><td>1.14 / 2</td><td>57 %</td>" in page
 
 
 def test_the_sandbox_shows_nothing_of_the_machine(tmp_path):

@@ -11,10 +11,12 @@ bubblewrap needs no user namespace and ``setpriv`` makes the process the host's
 ``nobody`` (so the process limit holds); run by another user, a user namespace maps it
 to ``nobody``. The lecturer's repository, home folder, exercise sheets, ``.git`` and the
 other submissions are not there at all. The checks run afterwards in a second sandbox of
-the same kind (``run_checks.py``) that sees the lecturer's ``kmlib`` read-only at
-``/opt/lecturer`` and a copy of the answers, and reads the answers as data (JSON and
-``.npy`` files, no pickle), so a notebook that patches ``kmlib.book.exercises`` or
-reassigns ``check_...`` changes nothing there.
+the same kind (``run_checks.py``) that sees, read-only at ``/opt/lecturer``, the lecturer's
+``kmlib`` and a copy of the package ``_grading.reference`` (the full checks, which replace
+the self-checks of ``kmlib.book.exercises`` there and are never in the student's sandbox),
+and a copy of the answers, which it reads as data (JSON and ``.npy`` files, no pickle), so a
+notebook that patches ``kmlib.book.exercises`` or reassigns ``check_...`` changes nothing
+there; an answer that is a function runs in a forked child of that process.
 
 **The weaker mode** (``grade.py --weak-sandbox``, only when asked for): without
 bubblewrap the student's process runs in a temporary folder and, when the grader is
@@ -207,11 +209,13 @@ def _strip_checkers(source: str) -> str:
 
 
 class Stage:
-    """The files both sandboxes need, copied into one private folder.
+    """The files the sandboxes need, copied into two private folders.
 
-    ``run_student.py`` and ``run_checks.py``, and ``lib/kmlib``: the library as installed,
-    except that ``kmlib/book/exercises/ch*.py`` keep no ``check_*`` function, so the
-    student's process holds no checker to read or call.
+    ``root`` (the student's sandbox sees it): ``run_student.py`` and ``run_checks.py``, and
+    ``lib/kmlib``: the library as installed, except that ``kmlib/book/exercises/ch*.py``
+    keep no ``check_*`` function, so the student's process holds no checker to call.
+    ``lecturer`` (only the checks see it): ``_grading/reference/``, the lecturer's full
+    checks, copied from ``scripts/_grading/reference``.
     """
 
     def __init__(self):
@@ -220,7 +224,7 @@ class Stage:
             raise RuntimeError("kmlib is not importable")
         self.kmlib = Path(list(spec.submodule_search_locations)[0]).resolve()
         self.root = Path(tempfile.mkdtemp(prefix="kmgrade-stage-"))
-        os.chmod(self.root, 0o755)
+        self.lecturer = Path(tempfile.mkdtemp(prefix="kmgrade-lecturer-"))
         for name in ("run_student.py", "run_checks.py"):
             shutil.copy2(HERE / name, self.root / name)
         lib = self.root / "lib" / "kmlib"
@@ -228,11 +232,20 @@ class Stage:
         for module in (lib / "book" / "exercises").glob("ch*.py"):
             module.write_text(_strip_checkers(module.read_text(encoding="utf-8")),
                               encoding="utf-8")
-        for path in [self.root, *self.root.rglob("*")]:
-            os.chmod(path, 0o755 if path.is_dir() else 0o644)
+        package = self.lecturer / "_grading"
+        package.mkdir()
+        (package / "__init__.py").write_text('"""The lecturer\'s checks (a copy)."""\n',
+                                             encoding="utf-8")
+        if (HERE / "reference").is_dir():
+            shutil.copytree(HERE / "reference", package / "reference",
+                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        for top in (self.root, self.lecturer):
+            for path in [top, *top.rglob("*")]:
+                os.chmod(path, 0o755 if path.is_dir() else 0o644)
 
     def close(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
+        shutil.rmtree(self.lecturer, ignore_errors=True)
 
 
 # --------------------------------------------------------------------------- weak mode
@@ -336,9 +349,11 @@ def _private_dir(ids) -> Path:
 class ChecksServer:
     """Weak mode: ``run_checks.py --serve`` for one sheet, modules imported once, a fork each."""
 
-    def __init__(self, imports: str):
+    def __init__(self, imports: str, lecturer: Path | None = None):
         self.home = Path(tempfile.mkdtemp(prefix="kmgrade-server-"))
-        self.proc = subprocess.Popen([sys.executable, "-I", str(HERE / "run_checks.py"), "--serve"],
+        path = ["--path", str(lecturer)] if lecturer is not None else []
+        self.proc = subprocess.Popen([sys.executable, "-I", str(HERE / "run_checks.py"), *path,
+                                      "--serve"],
                                      cwd=self.home, env=_env(str(self.home)),
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, start_new_session=True)
@@ -380,7 +395,8 @@ class Sandbox:
             raise RuntimeError(f"{BWRAP_MISSING}: {bwrap_problem()}")
         self.mode = mode
         self.stage = Stage()
-        self.server = ChecksServer(imports) if mode == "weak" and imports is not None else None
+        self.server = (ChecksServer(imports, self.stage.lecturer)
+                       if mode == "weak" and imports is not None else None)
 
     def close(self) -> None:
         if self.server is not None:
@@ -405,11 +421,13 @@ class Sandbox:
 
     def _checks_cmd(self, answers: Path, scratch: Path) -> list[str]:
         if self.mode == "weak":
-            return [sys.executable, "-I", str(self.stage.root / "run_checks.py")]
+            return [sys.executable, "-I", str(self.stage.root / "run_checks.py"),
+                    "--path", str(self.stage.lecturer)]
         return [shutil.which("bwrap"), *_system_binds(),
                 "--ro-bind", str(self.stage.root), STAGE_IN,
                 "--perms", "0755", "--dir", LECTURER_IN,
                 "--ro-bind", str(self.stage.kmlib), f"{LECTURER_IN}/kmlib",
+                "--ro-bind", str(self.stage.lecturer / "_grading"), f"{LECTURER_IN}/_grading",
                 "--ro-bind", str(answers), ANSWERS_IN,
                 "--bind", str(scratch), HOME_IN, "--chdir", HOME_IN, *_drop(),
                 _python_in(), "-I", f"{STAGE_IN}/run_checks.py", "--path", LECTURER_IN]

@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import make_exercises  # noqa: E402
 
 CHECK_CALL = re.compile(r"\b(check_\w+)\s*\(")
+SHIPPED_MODULE = re.compile(r"^kmlib\.book\.exercises\.(ch\d+)$")
 EXERCISE_TITLE = re.compile(
     r"^[`:]{3,}\{exercise(?:-start)?\}[ \t]*(?P<title>[^\n]*)\n(?:\s*:[^\n]*\n)*?"
     r"\s*:label:\s*(?P<label>\S+)", re.M)
@@ -143,6 +144,49 @@ def load_sheet(path: Path) -> Sheet:
               for m in EXERCISE_TITLE.finditer(c.source)}
     return Sheet(name=path.stem, path=path, checks=checks, imports=imports,
                  fingerprints=fingerprints, titles=titles)
+
+
+def exercise_modules(imports: str) -> list[str]:
+    """The chapter modules (``ch06``, ...) of ``kmlib.book.exercises`` that ``imports`` loads."""
+    found: list[str] = []
+    for node in ast.parse(imports).body:
+        names = []
+        if isinstance(node, ast.ImportFrom) and node.module == "kmlib.book.exercises":
+            names = [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        for name in names:
+            m = SHIPPED_MODULE.match(name)
+            if m and m.group(1) not in found:
+                found.append(m.group(1))
+    return found
+
+
+def reference_problems(sheet: Sheet) -> list[str]:
+    """Why the lecturer's full checks cannot grade ``sheet`` (empty when they can).
+
+    Every ``check_*`` of a module ``kmlib.book.exercises.chNN`` that the sheet's check cells
+    call must exist in ``_grading.reference.chNN`` (``scripts/_grading/reference/``): the
+    grader runs those in place of the self-checks that ship to students.
+    """
+    import importlib
+
+    called = {name for check in sheet.checks for name in CHECK_CALL.findall(check.source)}
+    problems = []
+    for chapter in exercise_modules(sheet.imports):
+        shipped = importlib.import_module(f"kmlib.book.exercises.{chapter}")
+        try:
+            reference = importlib.import_module(f"_grading.reference.{chapter}")
+        except ImportError as exc:
+            problems.append(f"scripts/_grading/reference/{chapter}.py cannot be imported "
+                            f"({type(exc).__name__}: {exc})")
+            continue
+        for name in sorted(called):
+            if hasattr(shipped, name) and not callable(getattr(reference, name, None)):
+                problems.append(f"scripts/_grading/reference/{chapter}.py has no {name}")
+    return problems
 
 
 def match(sheet: Sheet, code_sources: list[str]) -> float:

@@ -15,9 +15,8 @@ days instead of seconds.
 """
 from __future__ import annotations
 
-from typing import Any
-
 import hashlib
+from typing import Any
 
 import numpy as np
 

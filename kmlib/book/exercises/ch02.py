@@ -1,12 +1,14 @@
-"""Checkers for the exercises of chapter 2, "Choosing λ" (``exercises/02_cross_validation.md``).
+"""Self-checks for the exercises of chapter 2, "Choosing λ" (``exercises/02_cross_validation.md``).
 
-Every checker recomputes the answer by its own route. A fold assignment is
-checked through its defining properties. A CV curve is checked with
-:func:`kmlib.model_selection.cross_val_curve`, run on the student's own folds.
-Stacking weights are checked through the KKT conditions of non-negative least
-squares. Leave-one-out and GCV are checked against dense hat matrices. Each
-checker raises ``AssertionError`` with a hint when the answer is missing or
-wrong, and prints one line starting with ``Correct:`` when it is right.
+A self-check tests properties that a right answer must have, without computing the answer:
+a fold assignment against its definition, a minimiser against the curve it minimises,
+stacking weights against the KKT conditions of non-negative least squares, the shape and
+scale of a CV curve, and for numbers of the sheet's own data a slow salted hash of the value
+rounded to six significant digits (for a curve or a vector, of two numbers that summarise
+it; :func:`~kmlib.book.exercises._answers.matches_digest`). It raises ``AssertionError``
+with a hint when a property fails and prints one line starting with ``Self-check passed:``
+otherwise. The full check, which compares every answer with an independent computation,
+runs when the lecturer grades the sheet.
 """
 from __future__ import annotations
 
@@ -14,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from kmlib import model_selection as ms
+from kmlib import datasets
 
-from ._answers import answer_array, answer_scalar
+from ._answers import answer_array, answer_scalar, matches_digest
 
 __all__ = [
     "check_kappa",
@@ -28,10 +30,21 @@ __all__ = [
     "check_screened_cv",
 ]
 
+GRADED = "the full check runs when the sheet is graded"
+# digest(value, key) of the sheet's answers, rounded to six significant digits; for an
+# array, of its two summaries (see _summary)
+DIGESTS = {
+    "pred_test:sum": "e035a40f451cea66bc1d185c2c9efbb04931b68e02777d3a3b30fd85171f95ae",
+    "pred_test:squares": "5ad972b5251b7fb0b656215f8f9b1e2c456d77aa42b503ddc754249098a00c1a",
+    "loo:sum": "84ac290257de0ea7283de954e4181729ee10949d7da1e93453928ea764ac73de",
+    "loo:squares": "ab98efbc5c66e9eea497fe53ca50b37a296f230b06c00a0f3bf071922f0e38e8",
+    "gcv:sum": "500d48162bba1aeb245be2aba3ae8917793cb354f6524ffd67575c2a923f6c41",
+    "gcv:squares": "c5ee6a7e37ef9e6b4744ae9151c958c664739be3192cb78d425f10b4424918c4",
+    "cv_wrong": "f9ec47cdc2044ab8aa7d37a340430d2b4980b92d3dbc5737a2cdd68f9b61952c",
+    "cv_right": "79974b4339264d4b38630ef03a08e97e79590839ce6c374ab8ae3d373e77e64c",
+}
 
-# --------------------------------------------------------------------------- #
-# helpers
-# --------------------------------------------------------------------------- #
+
 def _data(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -40,29 +53,32 @@ def _data(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
-def _pairs_from_kappa(kappa: np.ndarray, v: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    return [(np.flatnonzero(kappa != k), np.flatnonzero(kappa == k)) for k in range(v)]
+def _same(a: Any, b: np.ndarray) -> bool:
+    a = np.asarray(a, dtype=float)
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-12, atol=1e-12))
 
 
-def _hat_matrix(X: np.ndarray, lam: float) -> np.ndarray:
-    """Hat matrix of ridge with an unpenalised intercept, from the (p+1) x (p+1) system."""
-    n, p = X.shape
-    A = np.hstack([np.ones((n, 1)), X])
-    pen = lam * np.eye(p + 1)
-    pen[0, 0] = 0.0
-    return A @ np.linalg.solve(A.T @ A + pen, A.T)
+def _summary(a: np.ndarray) -> dict[str, float]:
+    """Two numbers that pin an array down: a weighted sum and the sum of squares.
+
+    The weights are cos(1), cos(2), ...; :func:`matches_digest` compares each number.
+    """
+    a = a.ravel()
+    return {"sum": float(np.cos(np.arange(1, a.size + 1)) @ a), "squares": float(a @ a)}
 
 
-# --------------------------------------------------------------------------- #
-# exercise: kappa and a v-fold CV curve
-# --------------------------------------------------------------------------- #
-def check_kappa(kappa: Any, n: int, v: int) -> None:
-    """Check a fold assignment: integers 0..v-1, every fold used, sizes differing by <= 1."""
+def _recognised(a: np.ndarray, name: str) -> bool:
+    return all(matches_digest(value, DIGESTS[f"{name}:{key}"], f"{name}:{key}")
+               for key, value in _summary(a).items())
+
+
+def _folds(kappa: Any, n: int, v: int, name: str = "kappa") -> np.ndarray:
+    """``kappa`` as integer labels after the checks of its definition."""
     if kappa is None:
-        raise AssertionError("`kappa` is None: assign your fold assignment to `kappa` first")
-    k = answer_array(kappa, "kappa", (n,))
+        raise AssertionError(f"`{name}` is None: assign your fold assignment to `{name}` first")
+    k = answer_array(kappa, name, (n,))
     if not np.all(k == np.round(k)):
-        raise AssertionError("`kappa` must contain integer fold labels")
+        raise AssertionError(f"`{name}` must contain integer fold labels")
     k = k.astype(int)
     if k.min() < 0 or k.max() > v - 1:
         raise AssertionError(
@@ -73,82 +89,76 @@ def check_kappa(kappa: Any, n: int, v: int) -> None:
     if sizes.min() == 0:
         raise AssertionError(f"some of the {v} folds are empty: sizes {sizes.tolist()}")
     if sizes.max() - sizes.min() > 1:
-        raise AssertionError(
-            f"fold sizes should differ by at most one; got sizes {sizes.tolist()}"
-        )
-    print(f"Correct: {v} folds of sizes {sorted(set(sizes.tolist()))}, every point in exactly one.")
+        raise AssertionError(f"fold sizes should differ by at most one; got sizes "
+                             f"{sizes.tolist()}")
+    return k
+
+
+# --------------------------------------------------------------------------- #
+# kappa and a v-fold CV curve
+# --------------------------------------------------------------------------- #
+def check_kappa(kappa: Any, n: int, v: int) -> None:
+    """Self-check of a fold assignment: labels 0..v-1, every fold used, sizes within one."""
+    sizes = np.bincount(_folds(kappa, n, v), minlength=v)
+    print(f"Self-check passed: {v} folds of sizes {sorted(set(sizes.tolist()))}, every point in "
+          f"exactly one ({GRADED}).")
 
 
 def check_cv_curve(cv_curve: Any, kappa: Any, X: Any, y: Any, lams: Any, v: int) -> None:
-    """Check a v-fold CV curve of ridge (intercept, columns standardised inside each fold).
+    """Self-check of a v-fold CV curve of ridge on the folds of ``kappa``.
 
-    The reference is :func:`kmlib.model_selection.cross_val_curve` run on the
-    folds that ``kappa`` defines.
+    Properties: one positive value per penalty, for a valid fold assignment, on the scale of
+    a mean squared error: the curve cannot lie far above the CV error of predicting each
+    fold by the mean response of the other folds while ``n`` times less would not.
     """
     X, y = _data(X, y)
     lams = np.asarray(lams, dtype=float)
     c = answer_array(cv_curve, "cv_curve", lams.shape)
     if kappa is None:
         raise AssertionError("`kappa` is None: the CV curve needs your fold assignment")
-    k = np.asarray(kappa)
-    if (k.shape != y.shape or not np.issubdtype(k.dtype, np.number)
-            or not np.all(np.isin(k, np.arange(v)))
-            or np.bincount(k.astype(int), minlength=v).min() == 0):
-        raise AssertionError("`kappa` is not a valid fold assignment; run check_kappa first")
-    pairs = _pairs_from_kappa(k.astype(int), v)
-    ref = ms.cross_val_curve(X, y, lams, pairs)
-    if np.allclose(c, ref, rtol=1e-8):
-        j = int(np.argmin(ref))
-        print(f"Correct: CV is smallest at lam = {lams[j]:.4g} (CV = {ref[j]:.4f}).")
-        return
-    n = len(y)
-    if np.allclose(c, ref * n, rtol=1e-8):
-        raise AssertionError("cv_curve is n times too large: CV is the MEAN squared error")
-    leak = ms.cross_val_curve((X - X.mean(0)) / X.std(0), y, lams, pairs, standardize=False)
-    if np.allclose(c, leak, rtol=1e-8):
-        raise AssertionError(
-            "it looks as if X was standardised with ALL the data before the split; compute "
-            "the means and scales from the training rows of each fold only"
-        )
-    a, B = ms.ridge_fit_path(X, y, lams)
-    fitted = np.mean((y[:, None] - a - X @ B) ** 2, axis=0)
-    if np.allclose(c, fitted, rtol=1e-6):
-        raise AssertionError("that is the training error of fits on all the data; predict each "
-                             "fold with a model fitted WITHOUT it")
-    j = int(np.argmax(np.abs(c - ref) / ref))
-    raise AssertionError(
-        f"cv_curve[{j}] = {c[j]:.6g} but CV at lam = {lams[j]:.4g} is {ref[j]:.6g} for your "
-        "folds; fit RidgeRegression(lam=lam) on the other folds and average the squared errors "
-        "over all n points"
-    )
+    try:
+        k = _folds(kappa, len(y), v)
+    except AssertionError:
+        raise AssertionError("`kappa` is not a valid fold assignment; run check_kappa "
+                             "first") from None
+    if np.any(c <= 0):
+        raise AssertionError("a CV error is a mean of squared errors: every value is positive")
+    other_mean = np.array([y[k != k[i]].mean() for i in range(len(y))])
+    scale = float(np.mean((y - other_mean) ** 2))      # CV error of the constant fits
+    if c.min() > 2 * scale and c.min() / len(y) < 2 * scale:
+        raise AssertionError("cv_curve looks n times too large: CV is the MEAN squared error")
+    print(f"Self-check passed: {c.size} CV errors on the scale of the response for your "
+          f"{v} folds ({GRADED}).")
 
 
 def check_lam_hat(lam_hat: Any, curve: Any, lams: Any, name: str = "lam_hat") -> None:
-    """Check that ``lam_hat`` is the grid value minimising a (checked) error curve."""
+    """Self-check that ``lam_hat`` is a grid value at which the curve is smallest."""
     lams = np.asarray(lams, dtype=float)
     c = answer_array(curve, "the error curve", lams.shape)
     v = answer_scalar(lam_hat, name)
-    ref = float(lams[int(np.argmin(c))])
-    if abs(v - ref) > 1e-12 * ref:
-        hint = " (that is the maximiser)" if abs(v - lams[int(np.argmax(c))]) < 1e-12 * v else ""
-        raise AssertionError(f"{name} = {v:.6g} but the curve is smallest at {ref:.6g}{hint}")
-    print(f"Correct: {name} = {ref:.4g}.")
+    on_grid = np.flatnonzero(np.abs(lams - v) <= 1e-12 * np.abs(lams))
+    if on_grid.size == 0:
+        raise AssertionError(f"{name} = {v:.6g} is not a value of the grid")
+    if c[on_grid[0]] > c.min():
+        hint = " (that is the maximiser)" if c[on_grid[0]] >= c.max() else ""
+        raise AssertionError(f"{name} = {v:.6g}, but the curve is smaller elsewhere on the "
+                             f"grid{hint}")
+    print(f"Self-check passed: {name} = {v:.4g} minimises the curve ({GRADED}).")
 
 
 # --------------------------------------------------------------------------- #
-# exercise: stacking
+# stacking
 # --------------------------------------------------------------------------- #
 def check_stack_weights(w: Any, P: Any, y: Any) -> None:
-    """Check NNLS weights through the KKT conditions of ``min_{w >= 0} ||y - P w||^2``.
+    """Self-check of NNLS weights through the KKT conditions of ``min_{w >= 0} ||y - P w||^2``.
 
-    A vector is optimal exactly when ``w >= 0``, the gradient
-    ``g = P^T (P w - y)`` is ``>= 0``, and ``g_l = 0`` wherever ``w_l > 0``.
+    A vector is optimal exactly when ``w >= 0``, the gradient ``g = P^T (P w - y)`` is
+    ``>= 0``, and ``g_l = 0`` wherever ``w_l > 0``.
     """
     P = np.asarray(P, dtype=float)
     y = np.asarray(y, dtype=float)
     w = answer_array(w, "w", (P.shape[1],))
-    scale = float(np.abs(P.T @ y).max())
-    tol = 1e-6 * scale
+    tol = 1e-6 * float(np.abs(P.T @ y).max())
     if np.any(w < -1e-12):
         raise AssertionError(
             f"stacking weights must be non-negative; w has {int(np.sum(w < 0))} negative "
@@ -164,118 +174,102 @@ def check_stack_weights(w: Any, P: Any, y: Any) -> None:
                              f"weights{hint}")
     if np.any(g[~active] < -tol):
         raise AssertionError("w is not optimal: increasing a zero weight would lower the error")
-    print(f"Correct: {int(active.sum())} positive weights, summing to {w.sum():.4f}.")
+    print(f"Self-check passed: {int(active.sum())} positive weights satisfy the KKT conditions "
+          f"of NNLS ({GRADED}).")
+
+
+def _sheet_stacking(X: np.ndarray, y: np.ndarray, X_test: np.ndarray,
+                    lams: np.ndarray) -> bool:
+    """Whether the data are those of the sheet's stacking exercise."""
+    X0, y0, _ = datasets.linear_model(120, 40, random_state=11)
+    return (_same(X, X0) and _same(y, y0) and _same(lams, np.logspace(-1, 4, 12))
+            and _same(X_test, np.random.default_rng(12).standard_normal((200, 40))))
 
 
 def check_stacked_prediction(pred_test: Any, w: Any, X: Any, y: Any, X_test: Any,
                              lams: Any) -> None:
-    """Check the stacked prediction ``sum_l w_l f_{lam_l}(X_test)`` with refits on ALL the data.
+    """Self-check of the stacked prediction ``sum_l w_l f_{lam_l}(X_test)``.
 
-    The reference refits every penalty on all of ``(X, y)`` with
-    :func:`kmlib.model_selection.ridge_fit_path` (intercept, standardised columns).
+    Properties: one finite value per test point and non-negative weights; for the sheet's
+    data, the hash of two summaries of ``pred_test`` (which assumes the sheet's NNLS
+    weights: check ``w`` first).
     """
     X, y = _data(X, y)
     X_test = np.asarray(X_test, dtype=float)
     lams = np.asarray(lams, dtype=float)
     pr = answer_array(pred_test, "pred_test", (len(X_test),))
     wv = answer_array(w, "w", lams.shape)
-    a, B = ms.ridge_fit_path(X, y, lams)
-    ref = (a + X_test @ B) @ wv
-    if not np.allclose(pr, ref, rtol=1e-7, atol=1e-9 * (1 + np.abs(ref).max())):
+    if np.any(wv < -1e-12):
+        raise AssertionError("w has negative entries; run check_stack_weights first")
+    if _sheet_stacking(X, y, X_test, lams) and not _recognised(pr, "pred_test"):
         raise AssertionError(
             "pred_test differs from sum_l w_l * (ridge with lams[l] refitted on ALL the "
-            "training data) evaluated at X_test; the fold fits are only used to choose w"
+            "training data) evaluated at X_test; the fold fits are only used to choose w "
+            "(and w must pass check_stack_weights)"
         )
-    print(f"Correct: stacked predictions at {len(ref)} test points.")
+    print(f"Self-check passed: stacked predictions at {pr.size} test points ({GRADED}).")
 
 
 # --------------------------------------------------------------------------- #
-# exercise: GCV versus LOO
+# GCV versus LOO
 # --------------------------------------------------------------------------- #
 def check_loo_gcv(loo: Any, gcv: Any, Z: Any, y: Any, lams: Any) -> None:
-    """Check LOO and GCV curves of ridge with an intercept on a fixed design ``Z``.
+    """Self-check of the LOO and GCV curves of ridge with an intercept on a design ``Z``.
 
-    The reference builds the dense n x n hat matrix of penalised least squares
-    with design ``[1, Z]`` and penalty ``diag(0, lam I)`` for every ``lam``.
+    Properties: one positive value per penalty for each; for the sheet's data (the
+    standardised diabetes predictors), the hash of two summaries of each curve.
     """
     Z, y = _data(Z, y)
     lams = np.asarray(lams, dtype=float)
     lo = answer_array(loo, "loo", lams.shape)
     gc = answer_array(gcv, "gcv", lams.shape)
-    n = len(y)
-    ref_loo, ref_gcv, no_icpt = np.empty(lams.size), np.empty(lams.size), np.empty(lams.size)
-    for j, lam in enumerate(lams):
-        H = _hat_matrix(Z, float(lam))
-        r = y - H @ y
-        h = np.diag(H)
-        ref_loo[j] = np.mean((r / (1 - h)) ** 2)
-        ref_gcv[j] = np.mean(r ** 2) / (1 - np.trace(H) / n) ** 2
-        no_icpt[j] = np.mean((r / (1 - (h - 1 / n))) ** 2)
-    if not np.allclose(lo, ref_loo, rtol=1e-8):
-        if np.allclose(lo, no_icpt, rtol=1e-8):
-            raise AssertionError("the leverages miss the intercept's 1/n: H_ii = 1/n + ...")
-        raise AssertionError("loo differs from mean_i ((y_i - yhat_i) / (1 - H_ii))^2")
-    if not np.allclose(gc, ref_gcv, rtol=1e-8):
+    if np.any(lo <= 0) or np.any(gc <= 0):
+        raise AssertionError("LOO and GCV are means of squares: every value is positive")
+    X0, y0, _ = datasets.diabetes()
+    sheet = (_same(Z, (X0 - X0.mean(axis=0)) / X0.std(axis=0)) and _same(y, y0)
+             and _same(lams, np.logspace(-2, 4, 31)))
+    if sheet and not _recognised(lo, "loo"):
+        raise AssertionError("loo differs from mean_i ((y_i - yhat_i) / (1 - H_ii))^2 with the "
+                             "leverages H_ii = 1/n + sum_j U_ij^2 d_j^2/(d_j^2 + lam)")
+    if sheet and not _recognised(gc, "gcv"):
         raise AssertionError(
             "gcv differs from (1/n)||y - yhat||^2 / (1 - tr(H)/n)^2; note the square and "
             "that tr(H) = 1 + sum_j d_j^2/(d_j^2 + lam) includes the intercept"
         )
-    j_l, j_g = int(np.argmin(ref_loo)), int(np.argmin(ref_gcv))
-    print(f"Correct: LOO is smallest at lam = {lams[j_l]:.4g}, GCV at lam = {lams[j_g]:.4g}.")
+    print(f"Self-check passed: LOO and GCV curves of {lams.size} values ({GRADED}).")
 
 
 # --------------------------------------------------------------------------- #
-# exercise: leakage through feature screening
+# leakage through feature screening
 # --------------------------------------------------------------------------- #
-def _screened_cv_reference(X: np.ndarray, y: np.ndarray, n_keep: int, lam: float,
-                           v: int, inside: bool) -> float:
-    """CV error of screening by |Pearson correlation| (np.corrcoef), then ridge.
-
-    The ridge is scikit-learn's Ridge on columns scaled to unit variance with an intercept:
-    the same estimator as RidgeRegression, fitted by another library.
-    """
-    from sklearn.linear_model import Ridge
-
-    def keep(rows: np.ndarray) -> np.ndarray:
-        c = np.abs(np.corrcoef(X[rows].T, y[rows])[-1, :-1])
-        return np.argsort(c)[::-1][:n_keep]
-
-    cols_all = keep(np.arange(len(y)))
-    sq = np.empty(len(y))
-    for train, test in ms.KFold(v, random_state=0).split(len(y)):
-        cols = keep(train) if inside else cols_all
-        A = X[np.ix_(train, cols)]
-        mean, sd = A.mean(axis=0), A.std(axis=0)
-        fit = Ridge(alpha=lam).fit((A - mean) / sd, y[train])
-        sq[test] = (y[test] - fit.predict((X[np.ix_(test, cols)] - mean) / sd)) ** 2
-    return float(sq.mean())
-
-
 def check_screened_cv(cv_wrong: Any, cv_right: Any, X: Any, y: Any, n_keep: int, lam: float,
                       v: int = 5) -> None:
-    """Check the CV errors of "screen ``n_keep`` columns, then ridge".
+    """Self-check of the CV errors of "screen ``n_keep`` columns, then ridge".
 
-    The columns are screened once on all the data (``cv_wrong``) and inside every fold
-    (``cv_right``), with ``KFold(v, random_state=0)`` folds.
+    Properties: two positive numbers; for the sheet's data, the hash of each (and of each
+    in the other's place, to tell a swap).
     """
     X, y = _data(X, y)
     a = answer_scalar(cv_wrong, "cv_wrong")
     b = answer_scalar(cv_right, "cv_right")
-    ref_w = _screened_cv_reference(X, y, n_keep, lam, v, inside=False)
-    ref_r = _screened_cv_reference(X, y, n_keep, lam, v, inside=True)
-
-    def close(u: float, r: float) -> bool:
-        return abs(u - r) <= 1e-6 * abs(r)
-
-    if close(a, ref_r) and close(b, ref_w):
-        raise AssertionError("the two values are swapped: cv_wrong screens once on all the data, "
-                             "cv_right screens again on the training part of every fold")
-    if not close(a, ref_w):
-        raise AssertionError("cv_wrong is off: screen the columns once with all n points, "
-                             "keep them fixed, then cross-validate ridge (intercept, "
-                             "standardised columns) with KFold(v, random_state=0)")
-    if not close(b, ref_r):
-        raise AssertionError("cv_right is off: inside each fold, choose the columns with the "
-                             "training rows only, then fit and predict as before")
-    print("Correct: screening outside the folds reports a much smaller error than "
-          "screening inside.")
+    if a <= 0 or b <= 0:
+        raise AssertionError("CV errors are means of squares: both are positive")
+    rng = np.random.default_rng(50)
+    sheet = (_same(X, rng.standard_normal((40, 400))) and _same(y, rng.standard_normal(40))
+             and (n_keep, float(lam), v) == (10, 1.0, 5))
+    if sheet:
+        wrong_ok = matches_digest(a, DIGESTS["cv_wrong"], "cv_wrong")
+        right_ok = matches_digest(b, DIGESTS["cv_right"], "cv_right")
+        if (not wrong_ok and not right_ok and matches_digest(b, DIGESTS["cv_wrong"], "cv_wrong")
+                and matches_digest(a, DIGESTS["cv_right"], "cv_right")):
+            raise AssertionError("the two values are swapped: cv_wrong screens once on all the "
+                                 "data, cv_right screens again on the training part of every "
+                                 "fold")
+        if not wrong_ok:
+            raise AssertionError("cv_wrong is off: screen the columns once with all n points, "
+                                 "keep them fixed, then cross-validate ridge (intercept, "
+                                 "standardised columns) with KFold(v, random_state=0)")
+        if not right_ok:
+            raise AssertionError("cv_right is off: inside each fold, choose the columns with "
+                                 "the training rows only, then fit and predict as before")
+    print(f"Self-check passed: two CV errors of the screened ridge ({GRADED}).")

@@ -1,22 +1,26 @@
-"""Checkers for the exercises of chapter 3, "The kernel trick" (``exercises/03_kernel_trick.md``).
+"""Self-checks for the exercises of chapter 3, "The kernel trick".
 
-Every checker recomputes the answer by a route different from the one the
-exercise suggests (closed forms from one SVD instead of ``np.linalg.cond``, a
-polynomial-coefficient count instead of a binomial coefficient, ``lstsq``
-instead of pseudoinverses of Gram matrices, the incomplete gamma function
-instead of truncated feature maps, explicit features instead of the kernel),
-raises ``AssertionError`` with a message that names the likely mistake without
-revealing the reference value, and prints one line starting with ``Correct:``
-when the answer is right.
+The sheet is ``exercises/03_kernel_trick.md``.
+
+A self-check tests properties that a right answer must have, without computing the answer:
+bounds that every condition number of a shifted Gram matrix obeys, the normal equations and
+the row space of a minimum-norm solution, the projection property of a spectral cut-off fit,
+the guarantee of a bound, and for numbers of the sheet's own data a slow salted hash of the
+value rounded to six significant digits (for a vector, of two numbers that summarise it;
+:func:`~kmlib.book.exercises._answers.matches_digest`). Hashes of typical wrong answers let
+it name a mistake without knowing the right answer. It raises ``AssertionError`` with a
+hint when a property fails and prints one line starting with ``Self-check passed:``
+otherwise. The full check, which compares every answer with an independent computation,
+runs when the lecturer grades the sheet.
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
-from scipy import special
 
-from ._answers import answer_array, answer_scalar
+from ._answers import answer_array, answer_scalar, matches_digest
 
 __all__ = [
     "check_condition_numbers",
@@ -27,6 +31,33 @@ __all__ = [
     "check_kernel_predictions",
 ]
 
+GRADED = "the full check runs when the sheet is graded"
+# digest(value, key) of the sheet's answers and of some typical wrong answers, rounded to
+# six significant digits (integers: ten); for a vector, of its two summaries (_summary)
+DIGESTS = {
+    "kappa_P_tall": "aa3ef4fc15d6144940a88658880cde579de6409bfc8939df044591b13512784e",
+    "kappa_D_tall": "221605659fad8e4d94491192b3292257f674964e6ee854405455beeb02a62a30",
+    "kappa_P_wide": "10ad85f1c9af0c3c46aff549bfc367cd1af455264a323315f2fd1352f57eeba4",
+    "kappa_D_wide": "52f38deec26bb92b62face6009cae92f1648fc87a52e7d5bbdd92832e72eceef",
+    "D[1,3]": "38810375a381d2372d07f0b6df456fe98aef89031553565aba81f1bc4d7f93e8",
+    "D[3,5]": "54b5959f0c27f8e0f0245af6bd2a115f1beba4183d300cf757fd974fd8573688",
+    "D[5,10]": "652c5fd69bcdef1e946aadae6f86218fe68e68e840f99d3301d35b315ef2b644",
+    "D[10,10]": "9f4096610a4fb594689882fb93bb38bbd0c26d15e77a3154456d03ae4ee30c67",
+    "D[10,15]": "10efb8cfbd1a7896e0b833e852c8fe7612bb57c88c4e696ca191078c72ec661f",
+    "D[100,3]": "bd5d159efbdbb0409589ee9fa836d78eae56cfb281f77b47e0a42a5922a604ec",
+    "M_min": "e625fc5f3424dbab2b9e58953c7dfca510d7f4be838edaebfff3e80d4f2c7b10",
+    "w_cut:sum": "4ade76e9e33d04ac0fb368a24c3ecccf7f5336ffb8c7bb9bd2c4a1c9ce8b49ef",
+    "w_cut:squares": "3c8db2f4f430f7996afc62428779514fe3b7bda89e348db07c5a5ad5040d3419",
+    "w_cut[sigma^2>lam]:squares":
+        "8b62339f19276e57c8fe8ce97139bf0ae710d3769826c0ac61649f569307f5d6",
+    "w_cut[pinv]:squares": "b498e61c99a42a6aec75dc66a366006f96be5aab976b05534a24623ac2b4898a",
+    "f_new:sum": "cd78066f01fc3961899178bd191fba4e683d969184bd111b4aee6db05be399be",
+    "f_new:squares": "d17e3cec9edbcfb0a749ef67bbc5a98e838e762b3de7b56a73f18ce6a4623922",
+    "f_new[lam=0]:squares": "49a55a3ab487db96d627006e24e0639b299a42e282541c3acf57183ec99e2509",
+    "f_new[unsquared]:squares":
+        "7d3e61edb9595303dc1b77073c05bffd4e2b356efa1a27693dd0d3482e0a7980",
+}
+
 
 def _matrix(A: Any, name: str) -> np.ndarray:
     A = np.asarray(A, dtype=float)
@@ -35,225 +66,234 @@ def _matrix(A: Any, name: str) -> np.ndarray:
     return A
 
 
-def _close(a: float, b: float, rtol: float) -> bool:
-    return abs(a - b) <= rtol * abs(b)
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-12, atol=1e-12))
+
+
+def _summary(a: np.ndarray) -> dict[str, float]:
+    """Two numbers that pin a vector down: a weighted sum and the sum of squares.
+
+    The weights are cos(1), cos(2), ...; :func:`matches_digest` compares each number.
+    """
+    a = a.ravel()
+    return {"sum": float(np.cos(np.arange(1, a.size + 1)) @ a), "squares": float(a @ a)}
+
+
+def _is(a: np.ndarray, key: str, parts: tuple[str, ...] = ("sum", "squares")) -> bool:
+    """Whether the summaries ``parts`` of ``a`` match the digests of ``key``."""
+    summary = _summary(a)
+    return all(matches_digest(summary[p], DIGESTS[f"{key}:{p}"], f"{key}:{p}") for p in parts)
 
 
 # --------------------------------------------------------------------------- #
 # primal and dual condition numbers
 # --------------------------------------------------------------------------- #
+def _sheet_case(Phi: np.ndarray, lam: float) -> str | None:
+    """``"tall"`` or ``"wide"`` for the sheet's two matrices (seed 0), else None."""
+    if lam != 0.1:
+        return None
+    rng = np.random.default_rng(0)
+    for case, shape in (("tall", (100, 10)), ("wide", (10, 100))):
+        if _same(Phi, rng.standard_normal(shape)):
+            return case
+    return None
+
+
 def check_condition_numbers(kappa_P: Any, kappa_D: Any, Phi: Any, lam: float) -> None:
-    """Check the 2-norm condition numbers of the primal and dual ridge matrices.
+    """Self-check of the condition numbers of ``H_P`` and ``H_D``.
 
-    They are ``H_P = Phi^T Phi + lam I`` and ``H_D = Phi Phi^T + lam I``.
+    ``H_P = Phi^T Phi + lam I`` and ``H_D = Phi Phi^T + lam I``.
 
-    Reference: the closed forms from the singular values of ``Phi`` -- the smaller
-    matrix has condition number ``(s_1^2 + lam) / (s_min^2 + lam)``, the larger one
-    ``(s_1^2 + lam) / lam`` because of its extra eigenvalues equal to ``lam``.
+    Properties: both are at least 1; the larger matrix, which has eigenvalues equal to
+    ``lam``, has the larger condition number, ``(sigma_1^2 + lam) / lam``, which lies
+    between ``(||Phi||_F^2 / r + lam) / lam`` and ``(||Phi||_F^2 + lam) / lam`` for a
+    ``Phi`` of rank ``r``; for the sheet's two matrices, the hash of each value.
     """
     Phi = _matrix(Phi, "Phi")
     lam = float(lam)
     kP, kD = answer_scalar(kappa_P, "kappa_P"), answer_scalar(kappa_D, "kappa_D")
     n, M = Phi.shape
-    s = np.linalg.svd(Phi, compute_uv=False)
-    top = s[0] ** 2 + lam
-    small = top / (s[-1] ** 2 + lam)
-    big = top / lam
-    ref_P, ref_D = (small, big) if M <= n else (big, small)
-    if M == n:
-        ref_P = ref_D = small
-    if _close(kP, ref_D, 1e-6) and _close(kD, ref_P, 1e-6) and not _close(kP, ref_P, 1e-6):
-        raise AssertionError("kappa_P and kappa_D are swapped: H_P = Phi^T Phi + lam I is "
-                             f"{M} x {M}, H_D = Phi Phi^T + lam I is {n} x {n}")
-    plain = s[0] / s[-1]
     for k, name in ((kP, "kappa_P"), (kD, "kappa_D")):
-        if _close(k, plain, 1e-6) or _close(k, plain**2, 1e-6):
-            raise AssertionError(f"{name} looks like the condition number of Phi (or Phi^T Phi) "
-                                 "without the shift: add lam I before taking the ratio of "
-                                 "eigenvalues")
-    for k, ref, name, size in ((kP, ref_P, "kappa_P", M), (kD, ref_D, "kappa_D", n)):
-        if not _close(k, ref, 1e-6):
-            hint = ""
-            if size > min(n, M):
-                hint = (f"; this {size} x {size} matrix has rank(Phi) = {min(n, M)} < {size}, so "
-                        "some of its eigenvalues equal lam exactly")
+        if k < 1:
+            raise AssertionError(f"{name} = {k:.6g} < 1: a condition number (largest over "
+                                 "smallest eigenvalue) is at least 1")
+    if M != n:
+        big, small = (kD, kP) if n > M else (kP, kD)
+        if big < small:
+            raise AssertionError("kappa_P and kappa_D are swapped: H_P = Phi^T Phi + lam I is "
+                                 f"{M} x {M}, H_D = Phi Phi^T + lam I is {n} x {n}")
+        frob2, rank = float(np.sum(Phi * Phi)), min(n, M)
+        if not (frob2 / rank + lam) / lam * (1 - 1e-9) <= big <= (frob2 + lam) / lam * (1 + 1e-9):
+            name, size = ("kappa_D", n) if n > M else ("kappa_P", M)
             raise AssertionError(f"{name} is not the ratio of the largest to the smallest "
-                                 f"eigenvalue of its matrix{hint}")
-    print(f"Correct: kappa(H_P) = {ref_P:.4g} and kappa(H_D) = {ref_D:.4g} for a {n} x {M} Phi.")
+                                 f"eigenvalue of its matrix; this {size} x {size} matrix has "
+                                 f"rank(Phi) = {rank} < {size}, so some of its eigenvalues equal "
+                                 "lam exactly")
+    case = _sheet_case(Phi, lam)
+    if case is not None:
+        for k, name in ((kP, "kappa_P"), (kD, "kappa_D")):
+            if not matches_digest(k, DIGESTS[f"{name}_{case}"], f"{name}_{case}"):
+                raise AssertionError(f"{name} is not the ratio of the largest to the smallest "
+                                     "eigenvalue of its matrix (the shift lam I included) for "
+                                     "the sheet's matrix")
+    print(f"Self-check passed: both condition numbers are plausible for a {n} x {M} Phi "
+          f"({GRADED}).")
 
 
 # --------------------------------------------------------------------------- #
 # monomial counts
 # --------------------------------------------------------------------------- #
-def _count_by_polynomial(d: int, p: int) -> int:
-    """Number of (j_1..j_d) >= 0 with sum <= p.
-
-    Counted as the coefficients of (1 + t + ... + t^p)^d up to t^p.
-    """
-    counts = [1] + [0] * p
-    for _ in range(d):
-        run, new = 0, []
-        for c in counts:                    # prefix sums: multiply by 1/(1 - t) truncated at t^p
-            run += c
-            new.append(run)
-        counts = new
-    return sum(counts)
-
-
 def check_monomial_counts(D_table: Any, pairs: Any) -> None:
-    """Check the feature dimensions ``D`` of the polynomial kernel for each ``(d, p)`` in ``pairs``.
+    """Self-check of the feature dimensions ``D`` of the polynomial kernel for each ``(d, p)``.
 
-    Reference: the number of exponent vectors with total degree at most ``p``,
-    counted as coefficients of a product of polynomials (exact integers).
+    Properties: positive whole numbers; for the pairs of the sheet, the hash of each count.
     """
     pairs = [(int(d), int(p)) for d, p in pairs]
     vals = answer_array(D_table, "D_table", (len(pairs),))
     for v, (d, p) in zip(vals, pairs, strict=True):
-        ref = _count_by_polynomial(d, p)
-        if v == ref:
-            continue
-        if v == special.comb(d + p - 1, p, exact=True):
-            raise AssertionError(f"for (d, p) = ({d}, {p}) you counted the monomials of degree "
-                                 "exactly p; the kernel (x^T x' + 1)^p also contains all lower "
-                                 "degrees")
-        if v == p**d or v == (p + 1) ** d:
-            raise AssertionError(f"for (d, p) = ({d}, {p}) your value is a power (p^d or "
-                                 "(p+1)^d), an order of growth, not the exact count")
-        if v == special.comb(2 * d, d, exact=True):
-            raise AssertionError(f"for (d, p) = ({d}, {p}) your value is the count for d = p = {d}")
-        raise AssertionError(f"the count for (d, p) = ({d}, {p}) is wrong; count the exponent "
-                             "vectors (j_0, j_1, ..., j_d) of non-negative integers with sum "
-                             "exactly p")
-    print(f"Correct: all {len(pairs)} feature dimensions are C(d + p, p).")
+        if v < 1 or v != math.floor(v):
+            raise AssertionError(f"the count for (d, p) = ({d}, {p}) must be a positive whole "
+                                 "number")
+        key = f"D[{d},{p}]"
+        if key in DIGESTS and not matches_digest(v, DIGESTS[key], key, 10):
+            raise AssertionError(f"the count for (d, p) = ({d}, {p}) is wrong; count the "
+                                 "exponent vectors (j_0, j_1, ..., j_d) of non-negative "
+                                 "integers with sum exactly p")
+    print(f"Self-check passed: {len(pairs)} feature dimensions ({GRADED}).")
 
 
 # --------------------------------------------------------------------------- #
 # dual least squares with pseudoinverses
 # --------------------------------------------------------------------------- #
 def check_pinv_dual(w_dual: Any, Phi: Any, y: Any) -> None:
-    """Check ``w = Phi^T (Phi Phi^T)^+ y``, the minimum-norm least-squares solution.
+    """Self-check of ``w = Phi^T (Phi Phi^T)^+ y``, the minimum-norm least-squares solution.
 
-    Reference: :func:`numpy.linalg.lstsq` (an SVD-based least-squares solver).
+    Properties: the normal equations ``Phi^T (y - Phi w) = 0`` and ``w`` in the row space of
+    ``Phi`` (``w = Phi^T a`` has a solution ``a``), which together make it the minimum-norm
+    least-squares solution.
     """
     Phi = _matrix(Phi, "Phi")
     y = np.asarray(y, dtype=float)
     w = answer_array(w_dual, "w_dual", (Phi.shape[1],))
-    ref = np.linalg.lstsq(Phi, y, rcond=None)[0]
-    scale = np.linalg.norm(ref)
-    if np.linalg.norm(w - ref) <= 1e-7 * scale:
-        print(f"Correct: w_dual is the minimum-norm least-squares solution (norm {scale:.4f}).")
-        return
-    res_ref = np.linalg.norm(y - Phi @ ref)
-    res_w = np.linalg.norm(y - Phi @ w)
-    if res_w <= res_ref * (1 + 1e-7) + 1e-10:
+    scale = float(np.linalg.norm(Phi.T @ y))
+    if np.linalg.norm(Phi.T @ (y - Phi @ w)) > 1e-7 * scale:
+        if np.allclose(Phi @ w, 0, atol=1e-8):
+            raise AssertionError("w_dual does not fit the data; did you multiply by Phi^T at "
+                                 "the end?")
+        raise AssertionError("w_dual does not minimise ||y - Phi w||; both Gram matrices are "
+                             "singular here, and in floating point their zero eigenvalues come "
+                             "out as tiny nonzero numbers: use a pseudoinverse whose relative "
+                             "cut-off treats them as zero (the default rcond of np.linalg.pinv, "
+                             "not a tiny one), or lstsq; inv and solve do not work")
+    a = np.linalg.lstsq(Phi.T, w, rcond=None)[0]
+    if np.linalg.norm(Phi.T @ a - w) > 1e-7 * max(float(np.linalg.norm(w)), 1e-300):
         raise AssertionError("w_dual minimises the residual but is not the minimum-norm "
                              "minimiser: it has a component in the null space of Phi. Keep w in "
                              "the row space, w = Phi^T a")
-    if np.allclose(Phi @ w, 0, atol=1e-8) or not np.all(np.isfinite(w)):
-        raise AssertionError("w_dual does not fit the data; did you multiply by Phi^T at the end?")
-    raise AssertionError("w_dual does not minimise ||y - Phi w||; both Gram matrices are singular "
-                         "here, and in floating point their zero eigenvalues come out as tiny "
-                         "nonzero numbers: use a pseudoinverse whose relative cut-off treats them "
-                         "as zero (the default rcond of np.linalg.pinv, not a tiny one), or lstsq; "
-                         "inv and solve do not work")
+    print(f"Self-check passed: w_dual solves the normal equations and lies in the row space of "
+          f"Phi ({GRADED}).")
 
 
 # --------------------------------------------------------------------------- #
 # Gaussian feature map truncation
 # --------------------------------------------------------------------------- #
 def check_gaussian_terms(M_min: Any, r: float = 2.0, tol: float = 1e-10) -> None:
-    """Check the smallest number of coordinates ``M`` of the Gaussian feature map (sigma = 1).
+    """Self-check of the smallest number of coordinates ``M`` of the Gaussian feature map.
 
-    The worst error on a grid of ``[-r, r]^2`` containing ``+-r`` is attained at
-    ``x = x' = r``, where it equals ``e^{-r^2} sum_{m >= M} r^{2m}/m!``, the
-    regularised lower incomplete gamma function ``P(M, r^2)``.
+    Properties: a positive whole number, at most the ``M`` that the bound
+    ``(r^2)^M / M! < tol`` guarantees; for the sheet's ``r = 2`` and ``tol = 1e-10``, the
+    hash of the value (and of its neighbours, to tell an off-by-one).
     """
     v = answer_scalar(M_min, "M_min")
     if v != int(v) or v < 1:
         raise AssertionError("M_min must be a positive whole number of coordinates")
-    M = np.arange(1, 200)
-    err = special.gammainc(M, r**2)
-    ref = int(M[np.argmax(err < tol)])
-    bound_M = int(M[np.argmax(np.exp(2 * M * np.log(r) - special.gammaln(M + 1)) < tol)])
-    if int(v) == ref:
-        print(f"Correct: {ref} coordinates bring the error below {tol:g} on [-{r:g}, {r:g}]^2.")
-        return
-    if int(v) == bound_M and bound_M != ref:
-        raise AssertionError("that is the M the bound (r^2)^M / M! guarantees; the measured error "
-                             "falls below the tolerance earlier")
-    if abs(int(v) - ref) == 1:
-        raise AssertionError("off by one: M counts the coordinates m = 0, 1, ..., M-1")
-    raise AssertionError("M_min is not the first M whose worst error on the grid is below the "
-                         "tolerance")
+    v = int(v)
+    guaranteed = next(m for m in range(1, 10_000)
+                      if 2 * m * math.log(r) - math.lgamma(m + 1) < math.log(tol))
+    if v > guaranteed:
+        raise AssertionError(f"M_min = {v} is more than the bound (r^2)^M / M! < tol needs: "
+                             "the worst error is at most that bound")
+    if (float(r), float(tol)) == (2.0, 1e-10) and not matches_digest(v, DIGESTS["M_min"],
+                                                                      "M_min", 10):
+        if v == guaranteed:
+            raise AssertionError("that is the M the bound (r^2)^M / M! guarantees; the measured "
+                                 "error falls below the tolerance earlier")
+        if any(matches_digest(v + s, DIGESTS["M_min"], "M_min", 10) for s in (-1, 1)):
+            raise AssertionError("off by one: M counts the coordinates m = 0, 1, ..., M-1")
+        raise AssertionError("M_min is not the first M whose worst error on the grid is below "
+                             "the tolerance")
+    print(f"Self-check passed: M_min = {v} is within what the bound guarantees ({GRADED}).")
 
 
 # --------------------------------------------------------------------------- #
 # spectral cut-off
 # --------------------------------------------------------------------------- #
-def check_cutoff(w_cut: Any, Phi: Any, y: Any, lam: float) -> None:
-    """Check the spectral cut-off estimator, which inverts only the singular values ``> lam``.
+def _sheet_cutoff(Phi: np.ndarray, y: np.ndarray, lam: float) -> bool:
+    rng = np.random.default_rng(4)
+    U = np.linalg.qr(rng.standard_normal((15, 6)))[0]
+    V = np.linalg.qr(rng.standard_normal((9, 6)))[0]
+    Phi0 = U @ np.diag([2.0, 1.0, 0.3, 0.1, 0.03, 0.001]) @ V.T
+    return lam == 0.05 and _same(Phi, Phi0) and _same(y, rng.standard_normal(15))
 
-    Reference: the pseudoinverse of the rank-k truncation of ``Phi`` (``np.linalg.pinv``),
-    where k is the number of singular values above ``lam``.
+
+def check_cutoff(w_cut: Any, Phi: Any, y: Any, lam: float) -> None:
+    """Self-check of the spectral cut-off estimator (singular values ``> lam`` inverted).
+
+    Properties: ``w_cut`` lies in the row space of ``Phi``, and its fit ``Phi w_cut`` is an
+    orthogonal projection of ``y`` (onto the kept left singular vectors), so the residual
+    is orthogonal to the fit, ``(Phi w)^T (y - Phi w) = 0`` (ridge's fit is not); for the
+    sheet's data, the hash of two summaries of ``w_cut``.
     """
     Phi = _matrix(Phi, "Phi")
     y = np.asarray(y, dtype=float)
     lam = float(lam)
     w = answer_array(w_cut, "w_cut", (Phi.shape[1],))
-    U, s, Vt = np.linalg.svd(Phi, full_matrices=False)
-
-    def trunc_pinv_fit(thr: float) -> np.ndarray:
-        k = int(np.sum(s > thr))
-        Phi_k = (U[:, :k] * s[:k]) @ Vt[:k]
-        return np.linalg.pinv(Phi_k) @ y
-
-    ref = trunc_pinv_fit(lam)
-    tol = 1e-7 * max(np.linalg.norm(ref), 1e-12)
-    if np.linalg.norm(w - ref) <= tol:
-        print(f"Correct: the cut-off keeps {int(np.sum(s > lam))} of {s.size} singular directions.")
-        return
-    if np.linalg.norm(w - trunc_pinv_fit(np.sqrt(lam))) <= tol:
-        raise AssertionError("you kept the singular values with sigma^2 > lam; the book's cut-off "
-                             "keeps sigma > lam")
-    if np.linalg.norm(w - trunc_pinv_fit(0.0)) <= tol:
-        raise AssertionError("that is the plain pseudoinverse: no singular value was cut")
-    ridge = Vt.T @ (s / (s**2 + lam) * (U.T @ y))
-    if np.linalg.norm(w - ridge) <= tol:
-        raise AssertionError("that is ridge regression (filter sigma / (sigma^2 + lam)); the "
-                             "cut-off uses 1/sigma for the kept directions and 0 for the others")
-    raise AssertionError("w_cut is not V g(S) U^T y with g(sigma) = 1/sigma for sigma > lam "
-                         "and 0 otherwise")
+    fit = Phi @ w
+    if abs(fit @ (y - fit)) > 1e-8 * float(y @ y):
+        raise AssertionError("Phi w_cut is not an orthogonal projection of y, as the fit of a "
+                             "cut-off is; ridge regression (filter sigma / (sigma^2 + lam)) "
+                             "gives such a fit: the cut-off uses 1/sigma for the kept "
+                             "directions and 0 for the others")
+    a = np.linalg.lstsq(Phi.T, w, rcond=None)[0]
+    if np.linalg.norm(Phi.T @ a - w) > 1e-7 * max(float(np.linalg.norm(w)), 1e-300):
+        raise AssertionError("w_cut is not in the row space of Phi: it is a combination of the "
+                             "right singular vectors v_j")
+    if _sheet_cutoff(Phi, y, lam) and not _is(w, "w_cut"):
+        if _is(w, "w_cut[sigma^2>lam]", ("squares",)):
+            raise AssertionError("you kept the singular values with sigma^2 > lam; the book's "
+                                 "cut-off keeps sigma > lam")
+        if _is(w, "w_cut[pinv]", ("squares",)):
+            raise AssertionError("that is the plain pseudoinverse: no singular value was cut")
+        raise AssertionError("w_cut is not V g(S) U^T y with g(sigma) = 1/sigma for sigma > lam "
+                             "and 0 otherwise")
+    print(f"Self-check passed: w_cut is in the row space and fits a projection of y "
+          f"({GRADED}).")
 
 
 # --------------------------------------------------------------------------- #
 # predictions from the kernel alone
 # --------------------------------------------------------------------------- #
 def check_kernel_predictions(f_new: Any, X: Any, y: Any, X_new: Any, lam: float) -> None:
-    """Check kernel ridge predictions with the quadratic kernel ``(1 + x^T x')^2``.
+    """Self-check of kernel ridge predictions with the quadratic kernel ``(1 + x^T x')^2``.
 
-    Reference: ridge on the explicit monomial features of degree <= 2 (the primal route).
+    Properties: one finite value per new point; for the sheet's data, the hash of two
+    summaries of ``f_new`` (and of the predictions with ``lam = 0`` or an unsquared kernel,
+    to name those mistakes).
     """
-    from ..kernel_trick import polynomial_features
-
     X, X_new = _matrix(X, "X"), _matrix(X_new, "X_new")
     y = np.asarray(y, dtype=float)
-    lam = float(lam)
     f = answer_array(f_new, "f_new", (X_new.shape[0],))
-    P = polynomial_features(X, 2)
-    w = np.linalg.solve(P.T @ P + lam * np.eye(P.shape[1]), P.T @ y)     # primal ridge
-    ref = polynomial_features(X_new, 2) @ w
-    tol = 1e-7 * (1 + np.abs(ref).max())
-    if np.abs(f - ref).max() <= tol:
-        n_feat = polynomial_features(X[:1], 2).shape[1]
-        print(f"Correct: the dual predictions match ridge on the {n_feat} explicit features.")
-        return
-    Phi = polynomial_features(X, 2)
-    least_squares = polynomial_features(X_new, 2) @ np.linalg.lstsq(Phi, y, rcond=None)[0]
-    if np.abs(f - least_squares).max() <= 1e-4 * (1 + np.abs(ref).max()):
-        raise AssertionError("these are the unpenalised (lam = 0) predictions; "
-                             "solve (K + lam I) alpha = y")
-    unsquared = (1 + X_new @ X.T) @ np.linalg.solve(1 + X @ X.T + lam * np.eye(len(y)), y)
-    if np.abs(f - unsquared).max() <= tol:
-        raise AssertionError("the kernel is squared: k(x, x') = (1 + x^T x')^2")
-    raise AssertionError("f_new is not k_x^T alpha with (k_x)_i = k(x, x_i) and "
-                         "alpha = (K + lam I)^{-1} y")
+    rng = np.random.default_rng(5)
+    X0 = rng.standard_normal((25, 3))
+    sheet = (float(lam) == 0.5 and _same(X, X0)
+             and _same(y, X0[:, 0] * X0[:, 1] + 0.1 * rng.standard_normal(25))
+             and _same(X_new, rng.standard_normal((8, 3))))
+    if sheet and not _is(f, "f_new"):
+        if _is(f, "f_new[lam=0]", ("squares",)):
+            raise AssertionError("these are the unpenalised (lam = 0) predictions; "
+                                 "solve (K + lam I) alpha = y")
+        if _is(f, "f_new[unsquared]", ("squares",)):
+            raise AssertionError("the kernel is squared: k(x, x') = (1 + x^T x')^2")
+        raise AssertionError("f_new is not k_x^T alpha with (k_x)_i = k(x, x_i) and "
+                             "alpha = (K + lam I)^{-1} y")
+    print(f"Self-check passed: {f.size} predictions ({GRADED}).")

@@ -1,33 +1,30 @@
-"""Checkers for the exercises of chapter 4.
+"""Self-checks for the exercises of chapter 4.
 
-The chapter is "Kernels: positive definiteness, closure rules and a catalogue".
-The sheet is ``exercises/04_kernels.md``.  Every checker recomputes the answer by a
-route different from the one the exercise asks for: the Jaccard Gram matrix by
-min-hashing over all orderings of the ground set, the exponential series through
-``scipy.special`` and the Taylor remainder, the Matern kernels through the
-modified Bessel function ``K_nu``, the smallest eigenvalue of a Matern Gram
-matrix from the Bessel formula and ``scipy.linalg.eigvalsh``, the rank of an
-inner-product Gram matrix from the singular values of the data, and the Gram
-matrix of a candidate kernel by a plain double loop.  A wrong answer raises
-``AssertionError`` with a hint that names the likely mistake without revealing
-the reference values; a right one prints one line starting with ``Correct:``.
+The chapter is "Kernels: positive definiteness, closure rules and a catalogue"; the sheet
+is ``exercises/04_kernels.md``. A self-check tests properties that a right answer must
+have, without computing the answer: a Gram matrix is symmetric and positive semidefinite
+with the right diagonal, a partial sum of the exponential series lies between ``1 + t``
+and ``e^t`` and grows with each entry, a normalised kernel is 1 at ``r = 0`` and
+decreasing, a rank is bounded by the shape of the data and forces zero eigenvalues, and the
+sheet's own answers are recognised by a slow salted hash of their values rounded to six
+significant digits (for a matrix or a function, of two numbers that summarise its values;
+:func:`~kmlib.book.exercises._answers.matches_digest`). Hashes of typical wrong answers
+let it name a mistake without knowing the right answer. It raises ``AssertionError`` with
+a hint when a property fails and prints one line starting with ``Self-check passed:``
+otherwise. The full check, which compares every answer with an independent computation,
+runs when the lecturer grades the sheet.
 
-The data of an exercise are rebuilt here from the seed the sheet states (the
-``sheet_*`` functions), so that a notebook whose copy of the data was changed
-is judged on the problem the sheet poses; the tests pass other data explicitly.
+The data of an exercise are rebuilt here from the seed the sheet states (the ``sheet_*``
+functions), so that a notebook whose copy of the data was changed is judged on the problem
+the sheet poses; the tests pass other data explicitly.
 """
 from __future__ import annotations
 
-import math
-from itertools import permutations
 from typing import Any, Callable
 
 import numpy as np
-from scipy import linalg, special
 
-from kmlib._validation import rank_tol
-
-from ._answers import answer_array, answer_scalar
+from ._answers import answer_array, answer_scalar, matches_digest
 
 __all__ = [
     "check_jaccard_gram",
@@ -41,6 +38,30 @@ __all__ = [
     "sheet_matern_points",
     "sheet_design",
 ]
+
+GRADED = "the full check runs when the sheet is graded"
+# digest(value, key) of the sheet's answers and of some typical wrong answers, rounded to
+# six significant digits (integers: ten); for an array, of its two summaries (_summary)
+DIGESTS = {
+    "K_jac:sum": "85ef15102309e4f3fdb2dd031cec44c9ff5fe567ae63787cfd5c982c13780a0b",
+    "K_jac:squares": "fdbd3828ed9a1f97ef64de86798a54812ad6eea4e238c27ec1b536392b289eb2",
+    "K_series:sum": "dedbaefe3a4621f18618de1309f2ae53f5172b038e9c9f06bd69a03197ee028f",
+    "K_series:squares": "21ab0dd4e2cd9a307a2535d8353559652b8c6f3e7f0fecd469561dfeb7073061",
+    "K_series[m-1]:squares": "c0586de9019b64cf72c511bc633230e92afeaa3429003db3a8a1eb05fe84a8d1",
+    "K_series[m+1]:squares": "4eea4170787b170d06e906c4e4c53f913453762c27edb53f099681bf9bd6d737",
+    "matern32:sum": "2f4fbd99813f5cb852ef6db29cae0afa4e6ca23ae62df03270b3c8cdb0d2d081",
+    "matern32:squares": "cfa008aacde183e3e0e1042e0a704602f62639ef834a42f5861934ee5cd9df85",
+    "matern52:sum": "810672efcfe32f1bae7c046cabbf677ad7efc5c64eed2feaf9e390c666fca324",
+    "matern52:squares": "3a23f762f3fd2c61408ce7ff983964f21bf075ebbaaaa32347f495bffae3c705",
+    "matern32[r/ell]:squares":
+        "7dc2e81ba7c20102bd718b61a2eb167e5527ac97772ed3e562d3a32362132907",
+    "matern52[r/ell]:squares":
+        "1dd7cff6e60e7ab7ec5a68ab620faa863dd6a6a32fc31aebda3db210f6cfdc44",
+    "matern52[t^2]:squares": "e724e3e165ca3932c6ca8d38eaa5e7eeddfcb99bf11ebbdf8e79cebe148b11b4",
+    "min_eig_32": "f8e1ae24568965f8feb39b1334a359ff72b97cf8e829c9ddfb9dde0d4100d41f",
+    "min_eig_52": "2d74e8724ca95047a6af42f765706929dd8207e608d6f40a52de2d8434d0180d",
+    "rank_G": "11f2071a57d1aece3336e376ca082d173d1adbff6f7ca222d29abc8a207078e0",
+}
 
 
 # --------------------------------------------------------------------------- #
@@ -72,18 +93,26 @@ def sheet_design() -> np.ndarray:
     return X
 
 
-def _minhash_first(A: np.ndarray) -> np.ndarray:
-    """First element of each set (row of ``A``) under every ordering of the ground set.
+# --------------------------------------------------------------------------- #
+# helpers
+# --------------------------------------------------------------------------- #
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-12, atol=1e-12))
 
-    The empty set gets -1.  The fraction of orderings in which two sets share their
-    first element is their Jaccard index (min-hashing).
+
+def _summary(a: np.ndarray) -> dict[str, float]:
+    """Two numbers that pin an array down: a weighted sum and the sum of squares.
+
+    The weights are cos(1), cos(2), ...; :func:`matches_digest` compares each number.
     """
-    p = A.shape[1]
-    ranks = np.argsort(np.array(list(permutations(range(p)))), axis=1)  # position of each element
-    masked = np.where(A[None, :, :], ranks[:, None, :], p)              # non-members come last
-    first = masked.argmin(axis=2)
-    first[:, ~A.any(axis=1)] = -1
-    return first
+    a = np.asarray(a, dtype=float).ravel()
+    return {"sum": float(np.cos(np.arange(1, a.size + 1)) @ a), "squares": float(a @ a)}
+
+
+def _is(a: np.ndarray, key: str, parts: tuple[str, ...] = ("sum", "squares")) -> bool:
+    """Whether the summaries ``parts`` of ``a`` match the digests of ``key``."""
+    summary = _summary(a)
+    return all(matches_digest(summary[p], DIGESTS[f"{key}:{p}"], f"{key}:{p}") for p in parts)
 
 
 def _sets(S: Any) -> np.ndarray:
@@ -93,232 +122,226 @@ def _sets(S: Any) -> np.ndarray:
     return A.astype(bool)
 
 
+def _lowest(G: np.ndarray) -> float:
+    return float(np.linalg.eigvalsh((G + G.T) / 2).min())
+
+
 # --------------------------------------------------------------------------- #
 # exercise: Jaccard kernel
 # --------------------------------------------------------------------------- #
 def check_jaccard_gram(K_jac: Any, S: Any = None) -> None:
-    """Check the Jaccard Gram matrix of the sets in the rows of ``S`` (default: :func:`sheet_sets`).
+    """Self-check of the Jaccard Gram matrix of the sets in the rows of ``S``.
 
-    Reference: the fraction of orderings of the ground set under which two sets
-    share their first element (min-hashing), enumerated exactly.
+    ``S`` defaults to :func:`sheet_sets`. Properties: entries in ``[0, 1]``, a unit
+    diagonal (the empty set included, by ``0/0 := 1``), symmetry, positive semidefiniteness
+    (a kernel's Gram matrix); for the sheet's sets, the hash of two summaries of the matrix.
     """
     A = _sets(sheet_sets() if S is None else S)
     n = len(A)
     K = answer_array(K_jac, "K_jac", (n, n))
-    first = _minhash_first(A)
-    ref = (first[:, :, None] == first[:, None, :]).mean(axis=0)
-    if np.allclose(K, ref, atol=1e-10):
-        print(f"Correct: the {n} x {n} Jaccard Gram matrix matches the min-hash collision rates.")
-        return
     empty = ~A.any(axis=1)
-    inter = (A[:, None, :] & A[None, :, :]).sum(axis=2)
-    union = (A[:, None, :] | A[None, :, :]).sum(axis=2)
-    if empty.any() and not np.allclose(np.diag(K)[empty], 1.0):
+    diag = np.diag(K)
+    if empty.any() and not np.allclose(diag[empty], 1.0):
         raise AssertionError(
             "a diagonal entry for the empty set is not 1: use the convention 0/0 := 1, so "
             "k(A, A) = 1 for every set A, including the empty one"
         )
-    both = union > 0
-    if np.allclose(K[both], (union / np.maximum(inter, 1))[both], rtol=1e-8):
-        raise AssertionError("you computed |A ∪ B| / |A ∩ B|; "
+    if K.max() > 1 + 1e-12 or K.min() < 0:
+        raise AssertionError("a Jaccard index lies in [0, 1]; |A ∪ B| / |A ∩ B| would exceed 1: "
                              "the Jaccard index is |A ∩ B| / |A ∪ B|")
     if not np.allclose(K, K.T, atol=1e-12):
         raise AssertionError("K_jac is not symmetric; entry (i, j) must use the sets i and j only")
-    sizes = A.sum(axis=1)
-    if np.allclose(K[both], (inter / np.maximum(np.add.outer(sizes, sizes), 1))[both], rtol=1e-8):
+    if (~empty).any() and np.allclose(diag[~empty], 0.5):
         raise AssertionError("the denominator |A| + |B| counts the intersection twice; use |A ∪ B|")
-    bad = np.argwhere(~np.isclose(K, ref, atol=1e-10))
-    i, j = bad[0]
-    raise AssertionError(
-        f"K_jac[{i}, {j}] is not the Jaccard index of sets {i} and {j}; count the elements "
-        "the two sets share and divide by the number of elements in either set"
-    )
+    if not np.allclose(diag, 1.0):
+        raise AssertionError("k(A, A) = |A| / |A| = 1 for every set: the diagonal of K_jac is 1")
+    if _lowest(K) < -1e-10:
+        raise AssertionError("K_jac has a negative eigenvalue, but the Jaccard kernel is positive "
+                             "definite; count the elements the two sets share and divide by the "
+                             "number of elements in either set")
+    if _same(A.astype(float), sheet_sets().astype(float)) and not _is(K, "K_jac"):
+        raise AssertionError("some entry of K_jac is not the Jaccard index of its two sets; count "
+                             "the elements the two sets share and divide by the number of "
+                             "elements in either set")
+    print(f"Self-check passed: the {n} x {n} matrix is symmetric, positive semidefinite, with a "
+          f"unit diagonal ({GRADED}).")
 
 
 # --------------------------------------------------------------------------- #
 # exercise: e^k is a kernel
 # --------------------------------------------------------------------------- #
 def check_exp_series(K_series: Any, K: Any = None, m: int = 6) -> None:
-    """Check the partial sum ``sum_{i=0}^m K^{∘i} / i!`` (entrywise powers) of a Gram matrix ``K``.
+    """Self-check of the partial sum ``sum_{i=0}^m K^{∘i} / i!`` (entrywise powers).
 
-    ``K`` defaults to :func:`sheet_gram`, the matrix of the sheet.
-
-    Reference: ``exp(K)`` minus the Taylor tail computed with the regularised
-    incomplete Gamma function, ``e^t P(m+1, t)`` being the tail ``sum_{i>m} t^i/i!``.
+    ``K`` defaults to :func:`sheet_gram`. Properties: the partial sum is a fixed polynomial
+    applied to each entry, so it is symmetric and grows with the entry of ``K``; where
+    ``t = K_ij >= 0`` it lies between ``1 + t`` and ``e^t`` (strictly below ``e^t`` for
+    ``t > 0``); for the sheet's matrix and ``m = 6``, the hash of two summaries (and of the
+    sums with ``m +- 1`` terms, to tell an off-by-one).
     """
     Kg = sheet_gram() if K is None else np.asarray(K, dtype=float)
     n = len(Kg)
     S = answer_array(K_series, "K_series", (n, n))
     m = int(m)
-    ref = np.exp(Kg) * special.gammaincc(m + 1, Kg)     # e^t Q(m+1, t) = sum_{i<=m} t^i / i!
-    if np.allclose(S, ref, rtol=1e-10, atol=1e-12):
-        print(f"Correct: the partial sum with terms 0..{m} is a kernel's Gram matrix "
-              "(entrywise powers of K).")
-        return
-    mat = sum(np.linalg.matrix_power(Kg, i) / math.factorial(i) for i in range(m + 1))
-    if np.allclose(S, mat, rtol=1e-8):
+    if not np.allclose(S, S.T, rtol=1e-12, atol=1e-12):
+        raise AssertionError("K_series is not symmetric; the kernel k(x, x')^i has the "
+                             "ENTRYWISE power K ** i as its Gram matrix")
+    t, s = Kg.ravel(), S.ravel()
+    order = np.argsort(t, kind="stable")
+    if np.any(np.diff(s[order]) < -1e-10 * np.abs(s).max()):
         raise AssertionError(
-            "you used matrix powers (K @ K ...); the kernel k(x, x')^i has the ENTRYWISE "
-            "power K ** i as its Gram matrix"
+            "the entries of K_series do not grow with those of K: you used matrix powers "
+            "(K @ K ...); the kernel k(x, x')^i has the ENTRYWISE power K ** i as its Gram matrix"
         )
-    if np.allclose(S, ref - 1.0, rtol=1e-8, atol=1e-10):
-        raise AssertionError("the series must start at i = 0 (the constant term 1)")
-    if np.allclose(S, np.exp(Kg), rtol=1e-10):
+    pos = t >= 0
+    if np.allclose(s[pos], np.exp(t[pos]), rtol=1e-12):
         raise AssertionError("that is exp(K) itself; "
                              f"the exercise asks for the partial sum up to i = {m}")
-    no_fact = sum(Kg**i for i in range(m + 1))
-    if np.allclose(S, no_fact, rtol=1e-8):
-        raise AssertionError("the coefficients of the exponential series are 1 / i!")
-    for mm in (m - 1, m + 1):
-        if mm >= 0 and np.allclose(S, np.exp(Kg) * special.gammaincc(mm + 1, Kg), rtol=1e-10):
-            raise AssertionError(f"off by one: include the terms i = 0, 1, ..., {m}")
-    raise AssertionError(f"K_series is not sum_{{i=0}}^{m} K**i / i! (entrywise powers)")
+    if np.any(s[pos] > np.exp(t[pos]) * (1 + 1e-12)):
+        raise AssertionError("K_series exceeds exp(K): the coefficients of the exponential "
+                             "series are 1 / i!")
+    if m >= 1 and np.any(s[pos] < (1 + t[pos]) * (1 - 1e-12)):
+        if np.all(s[pos] + 1 >= (1 + t[pos]) * (1 - 1e-12)):
+            raise AssertionError("the series must start at i = 0 (the constant term 1)")
+        raise AssertionError(f"K_series is not sum_{{i=0}}^{m} K**i / i! (entrywise powers)")
+    if K is None or _same(Kg, sheet_gram()):
+        if m == 6 and not _is(S, "K_series"):
+            for key, mm in (("K_series[m-1]", m - 1), ("K_series[m+1]", m + 1)):
+                if _is(S, key, ("squares",)):
+                    raise AssertionError(f"off by one (terms up to i = {mm}): include the terms "
+                                         f"i = 0, 1, ..., {m}")
+            raise AssertionError(f"K_series is not sum_{{i=0}}^{m} K**i / i! (entrywise powers)")
+    print(f"Self-check passed: K_series applies one increasing polynomial to every entry, between "
+          f"1 + t and e^t ({GRADED}).")
 
 
 # --------------------------------------------------------------------------- #
 # exercise: Matern 3/2 and 5/2
 # --------------------------------------------------------------------------- #
-def _matern_bessel(r: np.ndarray, nu: float, ell: float) -> np.ndarray:
-    t = np.sqrt(2 * nu) * r / ell
-    out = np.ones_like(t)
-    pos = t > 0
-    out[pos] = 2 ** (1 - nu) / special.gamma(nu) * t[pos] ** nu * special.kv(nu, t[pos])
-    return out
-
-
-def _evaluate(f: Any, name: str, r: np.ndarray, ell: float) -> np.ndarray:
+def _values(f: Any, name: str) -> np.ndarray:
+    """``f(r, ell)`` on 81 distances in [0, 4], for ell = 0.5 and ell = 1.7, end to end."""
     if f is None:
         raise AssertionError(f"`{name}` is None: define the function `{name}(r, ell)` first")
     if not callable(f):
         raise AssertionError(f"`{name}` must be a function of (r, ell); got {type(f).__name__}")
-    try:
-        v = f(r, ell)
-    except Exception as exc:  # noqa: BLE001 - report any failure of the student's code
-        raise AssertionError(f"`{name}(r, ell)` raised {type(exc).__name__}: {exc}") from None
-    return answer_array(v, f"{name}(r, ell)", r.shape)
+    r = np.linspace(0.0, 4.0, 81)
+    out = []
+    for ell in (0.5, 1.7):
+        try:
+            v = f(r.copy(), ell)
+        except Exception as exc:  # noqa: BLE001 - report any failure of the student's code
+            raise AssertionError(f"`{name}(r, ell)` raised {type(exc).__name__}: {exc}") from None
+        out.append(answer_array(v, f"{name}(r, ell)", r.shape))
+    return np.concatenate(out)
 
 
 def check_matern(matern32: Callable, matern52: Callable) -> None:
-    """Check the closed forms of the Matern kernels with nu = 3/2 and 5/2.
+    """Self-check of the closed forms of the Matern kernels with nu = 3/2 and 5/2.
 
-    Reference: the general formula with the Bessel function ``scipy.special.kv``,
-    on ``r`` in [0, 4] for two length scales.
+    Both functions are evaluated on ``r`` in [0, 4] for two length scales. Properties: the
+    value 1 at ``r = 0``; the hash of two summaries of the values (and of the values of
+    typical wrong forms, to name them); values that are not recognised are tested for being
+    positive and decreasing in ``r``.
     """
-    r = np.linspace(0.0, 4.0, 81)
-    for name, f, nu, c in (("matern32", matern32, 1.5, math.sqrt(3)),
-                           ("matern52", matern52, 2.5, math.sqrt(5))):
-        for ell in (0.5, 1.7):
-            v = _evaluate(f, name, r, ell)
-            ref = _matern_bessel(r, nu, ell)
-            if np.allclose(v, ref, rtol=1e-10, atol=1e-13):
-                continue
-            if abs(v[0] - 1.0) > 1e-12:
-                raise AssertionError(f"{name}(0, ell) must be 1: the kernel is normalised at r = 0")
-            other = _matern_bessel(r, 4.0 - nu, ell)
-            if np.allclose(v, other, rtol=1e-8, atol=1e-12):
-                raise AssertionError(f"{name} computes the other Matern kernel "
-                                     "(3/2 and 5/2 swapped)")
-            t = r / ell
-            if np.allclose(v, (1 + t) * np.exp(-t), rtol=1e-8) or np.allclose(
-                    v, (1 + t + t**2 / 3) * np.exp(-t), rtol=1e-8):
-                raise AssertionError(f"{name}: the argument is sqrt(2 nu) r / ell, not r / ell")
-            if nu == 2.5:
-                tt = c * r / ell
-                if np.allclose(v, (1 + tt + tt**2) * np.exp(-tt), rtol=1e-8):
-                    raise AssertionError("matern52: check the coefficient of the quadratic term")
-            raise AssertionError(
-                f"{name}(r, ell) differs from the Bessel-function formula for ell = {ell}; "
-                f"substitute the half-integer closed form of K_nu with nu = {nu}"
-            )
-    print("Correct: both closed forms agree with the Bessel-function formula "
-          "for two length scales.")
+    values = {"matern32": _values(matern32, "matern32"), "matern52": _values(matern52, "matern52")}
+    for name, other in (("matern32", "matern52"), ("matern52", "matern32")):
+        v = values[name]
+        if abs(v[0] - 1.0) > 1e-12 or abs(v[81] - 1.0) > 1e-12:
+            raise AssertionError(f"{name}(0, ell) must be 1: the kernel is normalised at r = 0")
+        if _is(v, name):
+            continue
+        if _is(v, other):
+            raise AssertionError(f"{name} computes the other Matern kernel (3/2 and 5/2 swapped)")
+        if _is(v, f"{name}[r/ell]", ("squares",)):
+            raise AssertionError(f"{name}: the argument is sqrt(2 nu) r / ell, not r / ell")
+        if name == "matern52" and _is(v, "matern52[t^2]", ("squares",)):
+            raise AssertionError("matern52: check the coefficient of the quadratic term")
+        if np.any(v <= 0) or np.any(np.diff(v[:81]) > 1e-15) or np.any(np.diff(v[81:]) > 1e-15):
+            raise AssertionError(f"{name}(r, ell) must be positive and decrease with r")
+        nu = 1.5 if name == "matern32" else 2.5
+        raise AssertionError(f"{name}(r, ell) differs from the Bessel-function formula; "
+                             f"substitute the half-integer closed form of K_nu with nu = {nu}")
+    print(f"Self-check passed: both functions are normalised and recognised by their values "
+          f"({GRADED}).")
 
 
 def check_matern_gram(min_eig_32: Any, min_eig_52: Any, x: Any = None, ell: float = 0.5) -> None:
-    """Check the smallest eigenvalues of the Matern 3/2 and 5/2 Gram matrices on the points ``x``.
+    """Self-check of the smallest eigenvalues of the Matern 3/2 and 5/2 Gram matrices.
 
-    ``x`` defaults to :func:`sheet_matern_points`.  Reference: the Gram matrices from
-    the Bessel-function formula (not the closed forms) and the smallest eigenvalue by
-    bisection in LAPACK (``scipy.linalg.eigvalsh`` with ``driver="evx"``).
+    ``x`` defaults to :func:`sheet_matern_points`. Properties: positive (the kernels are
+    strictly positive definite) and at most 1 (the diagonal is 1, so the smallest eigenvalue
+    is at most the mean eigenvalue, 1); for the sheet's points and ``ell = 0.5``, the hash of
+    each value (and of each in the other's place, to tell a swap).
     """
     pts = sheet_matern_points() if x is None else np.asarray(x, dtype=float).reshape(-1)
-    r = np.abs(pts[:, None] - pts[None, :])
-    for name, value, nu in (("min_eig_32", min_eig_32, 1.5), ("min_eig_52", min_eig_52, 2.5)):
-        v = answer_scalar(value, name)
-        G = _matern_bessel(r, nu, ell)
-        ev = linalg.eigvalsh(G, driver="evx")
-        tol = 1e-10 * ev[-1]                 # round-off of eigvalsh is about 1e-15 * ev[-1]
-        if abs(v - ev[0]) <= tol:
-            continue
-        if abs(v - ev[-1]) <= 1e-6 * ev[-1]:
-            raise AssertionError(f"{name} is the largest eigenvalue; eigvalsh returns the "
-                                 "eigenvalues in increasing order")
-        other = _matern_bessel(r, 4.0 - nu, ell)
-        if abs(v - linalg.eigvalsh(other, driver="evx")[0]) <= tol:
-            raise AssertionError(f"{name} belongs to the other Matern kernel (3/2 and 5/2 swapped)")
-        if v < -tol:
+    sheet = float(ell) == 0.5 and _same(pts, sheet_matern_points())
+    given = {"min_eig_32": answer_scalar(min_eig_32, "min_eig_32"),
+             "min_eig_52": answer_scalar(min_eig_52, "min_eig_52")}
+    for name, v in given.items():
+        if v > 1.0:
+            raise AssertionError(f"{name} is the largest eigenvalue (or another one); eigvalsh "
+                                 "returns the eigenvalues in increasing order, and the smallest "
+                                 "is at most the mean, 1")
+        if v < -1e-9:
             raise AssertionError(f"{name} is clearly negative, but a Matern Gram matrix is "
                                  "positive semidefinite; build the matrix from the distances "
                                  "|x_i - x_j| (not the differences) and check your closed form")
-        raise AssertionError(f"{name} is not the smallest eigenvalue of the Gram matrix "
-                             f"k(|x_i - x_j|) with ell = {ell:g} on the {len(pts)} points")
-    print(f"Correct: both Matern Gram matrices are positive definite on the {len(pts)} points "
-          "(smallest eigenvalues positive).")
+        other = "min_eig_52" if name == "min_eig_32" else "min_eig_32"
+        if sheet and not matches_digest(v, DIGESTS[name], name):
+            if matches_digest(v, DIGESTS[other], other):
+                raise AssertionError(f"{name} belongs to the other Matern kernel (3/2 and 5/2 "
+                                     "swapped)")
+            raise AssertionError(f"{name} is not the smallest eigenvalue of the Gram matrix "
+                                 f"k(|x_i - x_j|) with ell = {ell:g} on the {len(pts)} points")
+    print(f"Self-check passed: both smallest eigenvalues are positive and at most 1 ({GRADED}).")
 
 
 # --------------------------------------------------------------------------- #
 # exercise: constant kernels and Gram matrices of inner products
 # --------------------------------------------------------------------------- #
 def check_inner_product_gram(rank_G: Any, min_eig_G: Any, X: Any = None) -> None:
-    """Check the rank and smallest eigenvalue of ``G = X X^T``.
+    """Self-check of the rank and smallest eigenvalue of ``G = X X^T``.
 
-    ``X`` defaults to :func:`sheet_design`, the matrix of the sheet.
-
-    Reference: the singular values of ``X`` (never forming ``G``): the rank of
-    ``G`` is the number of non-zero singular values, and its smallest eigenvalue
-    is 0 when ``n`` exceeds that rank, else the smallest squared singular value.
+    ``X`` defaults to :func:`sheet_design`. Properties: the rank is a whole number at most
+    ``min(n, p)``; when it is below ``n`` (always when ``n > p``) the smallest eigenvalue is
+    0 up to round-off, and it is never clearly negative; for the sheet's matrix, the hash of
+    the rank.
     """
     X = sheet_design() if X is None else np.asarray(X, dtype=float)
-    n = X.shape[0]
+    n, p = X.shape
     rk = answer_scalar(rank_G, "rank_G")
     lo = answer_scalar(min_eig_G, "min_eig_G")
-    s = np.linalg.svd(X, compute_uv=False)
-    tol = rank_tol(s, max(X.shape))
-    r = int(np.sum(s > tol))
-    if rk != r:
-        if rk == n:
-            raise AssertionError("rank_G: G is n x n but its rank is rank(X), which can be smaller "
-                                 "than n (and than p): look at the columns of X")
-        if rk == min(X.shape):
+    if rk != int(rk) or rk < 0:
+        raise AssertionError("rank_G must be a whole number")
+    if rk > min(n, p):
+        raise AssertionError("rank_G: G is n x n but its rank is rank(X), which can be smaller "
+                             "than n (and than p): look at the columns of X")
+    if _same(X, sheet_design()) and not matches_digest(rk, DIGESTS["rank_G"], "rank_G", 10):
+        if rk == min(n, p):
             raise AssertionError("rank_G: min(n, p) is only an upper bound; are the columns of X "
                                  "linearly independent?")
         raise AssertionError("rank_G is not the rank of X X^T; count the singular values of X "
                              "above a round-off tolerance")
-    ref = 0.0 if n > r else float(s[-1] ** 2)
-    scale = s[0] ** 2
-    if abs(lo - ref) > 1e-10 * scale:
-        if lo < -1e-10 * scale:
-            raise AssertionError("min_eig_G is clearly negative, but G = X X^T is positive "
-                                 "semidefinite: c^T G c = ||X^T c||^2")
+    tol = 1e-10 * float(np.sum(X * X))
+    if lo < -tol:
+        raise AssertionError("min_eig_G is clearly negative, but G = X X^T is positive "
+                             "semidefinite: c^T G c = ||X^T c||^2")
+    if (rk < n or n > p) and lo > tol:
         raise AssertionError("min_eig_G is not the smallest eigenvalue of G; use eigvalsh on G, "
                              "whose eigenvalues come in increasing order")
-    print(f"Correct: G has rank {r} and is positive semidefinite.")
+    print(f"Self-check passed: rank {int(rk)} and a smallest eigenvalue consistent with it "
+          f"({GRADED}).")
 
 
 # --------------------------------------------------------------------------- #
 # exercise: find points that refute a candidate kernel
 # --------------------------------------------------------------------------- #
-def _candidate(a: float, b: float) -> float:
-    return math.exp(-((a - b) ** 4))
-
-
 def check_violation(X_bad: Any, threshold: float = -1e-3) -> None:
-    """Check that ``exp(-(x - x')^4)`` is not positive definite on the points ``X_bad``.
+    """Self-check that ``exp(-(x - x')^4)`` is not positive definite on the points ``X_bad``.
 
-    The Gram matrix of ``X_bad`` must have an eigenvalue below ``threshold``.
-
-    Reference: the Gram matrix built entry by entry in a double loop, and its
-    smallest eigenvalue from ``numpy.linalg.eigvalsh``.
+    The Gram matrix of ``X_bad`` must have an eigenvalue below ``threshold``: this property
+    is the whole answer (many sets of points refute the candidate), so the self-check is
+    the full check.
     """
     if X_bad is None:
         raise AssertionError("`X_bad` is None: assign an array of points on the real line first")
@@ -328,19 +351,18 @@ def check_violation(X_bad: Any, threshold: float = -1e-3) -> None:
         raise AssertionError(f"`X_bad` must be numeric; got {type(X_bad).__name__}") from None
     if not np.all(np.isfinite(x)):
         raise AssertionError("`X_bad` contains NaN or infinite values")
-    if len(x) > 10:
-        raise AssertionError(f"use at most 10 points; got {len(x)}")
-    if len(x) <= 2:
+    if x.size > 10:
+        raise AssertionError(f"use at most 10 points; got {x.size}")
+    if x.size <= 2:
         raise AssertionError(
             "one or two points can never refute this candidate: k(x, x) = 1 and 0 < k <= 1, so "
             "every 2 x 2 Gram matrix has determinant 1 - k^2 >= 0; use more points"
         )
-    G = np.array([[_candidate(a, b) for b in x] for a in x])
-    low = float(np.linalg.eigvalsh(G)[0])
-    if low >= threshold:
+    gram = np.exp(-np.subtract.outer(x, x) ** 4)
+    if _lowest(gram) >= threshold:
         raise AssertionError(
             f"the smallest eigenvalue of the Gram matrix of your points is not below "
             f"{threshold:g}; try more points, evenly spaced at distances below 1"
         )
-    print(f"Correct: your {len(x)} points give a Gram matrix with a negative eigenvalue, so "
-          "exp(-(x - x')^4) is not a kernel.")
+    print(f"Self-check passed: your {x.size} points give a Gram matrix with a negative "
+          f"eigenvalue, so exp(-(x - x')^4) is not a kernel ({GRADED}).")

@@ -1,25 +1,24 @@
-"""Checkers for the exercises of chapter 7, "How fast does kernel ridge regression learn?".
+"""Self-checks for the exercises of chapter 7, "How fast does kernel ridge regression learn?".
 
 The sheet is ``exercises/07_krr_rates.md``.
 
-Every checker recomputes the answer by a route different from the one the exercise
-suggests: the tridiagonal inverse of the ``min(x, x')`` Gram matrix instead of a dense
-solve, a banded solve instead of the smoother matrix, a bounded scalar minimisation
-and an exact series instead of a grid, explicit Cholesky refits on every fold instead
-of a batched eigendecomposition.  A wrong answer raises ``AssertionError`` with a hint
-that does not print the reference value; a right one prints a line starting ``Correct:``.
+Each ``check_*`` function is a *self-check*: it tests properties a right answer must
+have without computing the answer -- the residual of ``K alpha = f0(x)``, the identity
+``quad = alpha^T K alpha`` and the lemma's inequality, bounds that the minimised rate
+bound obeys (part 1 of its exercise, and its monotonicity in n), the exponent the
+calculation predicts, valid fold splits -- and, for the numbers of the sheet, compares
+a salted hash of their rounded value (:func:`kmlib.book.exercises._answers.matches_digest`).
+A failed property raises ``AssertionError`` with a hint that does not print a reference
+value; when all hold, one line starting with ``Self-check passed:`` is printed.  The full
+check against the reference runs when the sheet is graded.
 """
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
-from scipy import linalg
 
-from kmlib import kernels
-
-from .. import rates
-from ._answers import answer_array, answer_scalar
+from ._answers import answer_array, answer_scalar, matches_digest
 
 __all__ = [
     "check_bias",
@@ -29,258 +28,251 @@ __all__ = [
     "check_smoothness_mse",
 ]
 
+# salted PBKDF2 hashes of the sheet's rounded answers (salt: the answer's name)
+_BIAS2_DIGEST = "d1c7a7afad2f7aff7b7d3d3cd2ad674177262f9d55eac14c65e7fe770b92c35f"
+_MSE_DIGESTS = ("06a453d1286ae420e6f326e1d8b1dd7c9492456e694d8b378114147da9604080",
+                "457d0d90fdaa79daf543af09b9537e2cad64245d7ad46a15c8de4837c78d8455")
+_MSE_DIGITS = 5          # the test MSEs are compared to 5 significant digits
 
-def _close(a: float, b: float, rtol: float) -> bool:
-    return abs(a - b) <= rtol * max(abs(b), np.finfo(float).tiny)
+
+def _passed(what: str) -> None:
+    print(f"Self-check passed: {what}; the full check runs when the sheet is graded.")
 
 
-def _precision_apply(x: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """``K^{-1} v`` for ``K = min(x_i, x_j)`` at sorted ``x``, by the tridiagonal inverse."""
-    diag, off = rates.brownian_precision(x)
-    out = diag * v
-    out[:-1] += off * v[1:]
-    out[1:] += off * v[:-1]
-    return out
+def _near(a: float, b: float, rtol: float) -> bool:
+    return bool(np.isclose(a, b, rtol=rtol, atol=0.0))
 
 
 # --------------------------------------------------------------------------- #
 # exercise: representing f0 on the design
 # --------------------------------------------------------------------------- #
 def check_representer(alpha: Any, quad: Any, x: Any, fx: Any, f_norm2: float) -> None:
-    """Check ``alpha`` with ``K alpha = f0(x)`` and ``quad = alpha^T K alpha`` for ``min(x, x')``.
+    """Self-check ``alpha`` with ``K alpha = f0(x)`` and ``quad = alpha^T K alpha``.
 
-    Reference: ``alpha = Q f0(x)`` with the tridiagonal inverse ``Q`` of ``K`` (no dense solve),
-    and ``quad = f0(x)^T Q f0(x)``.
+    Properties, for ``K = min(x_i, x_j)``: the residual of ``K alpha = f0(x)``, the
+    identity ``quad = alpha^T K alpha`` for the given ``alpha``, and the lemma's
+    inequality ``quad <= ||f0||_H^2``.
     """
-    x = np.asarray(x, dtype=float)
-    fx = np.asarray(fx, dtype=float)
-    a = answer_array(alpha, "alpha", x.shape)
+    pts = np.asarray(x, dtype=float)
+    values = np.asarray(fx, dtype=float)
+    a = answer_array(alpha, "alpha", pts.shape)
     q = answer_scalar(quad, "quad")
-    order = np.argsort(x)
-    alpha_ref = np.empty_like(fx)
-    alpha_ref[order] = _precision_apply(x[order], fx[order])
-    quad_ref = float(fx @ alpha_ref)
-    K = np.minimum.outer(x, x)
-    if not np.allclose(a, alpha_ref, rtol=1e-6, atol=1e-8 * np.abs(alpha_ref).max()):
-        if np.allclose(K @ a, fx, rtol=1e-6, atol=1e-8):
-            raise AssertionError("K @ alpha reproduces f0(x) only approximately; solve the "
-                                 "system more accurately")
-        if np.allclose(a, fx, rtol=1e-8):
+    gram = np.minimum(pts[:, None], pts[None, :])
+    misfit = float(np.linalg.norm(gram @ a - values)) / float(np.linalg.norm(values))
+    if misfit > 1e-9:
+        if np.allclose(a, values, rtol=1e-8, atol=0.0):
             raise AssertionError("alpha equals f0(x): alpha must solve K alpha = f0(x), "
                                  "not be the function values themselves")
+        if misfit < 1e-3:
+            raise AssertionError("K @ alpha reproduces f0(x) only approximately; solve the "
+                                 "system more accurately")
         raise AssertionError("K @ alpha does not reproduce f0 at the design points; "
                              "solve K alpha = f0(x) with K the Gram matrix of the design")
-    if not _close(q, quad_ref, 1e-6):
-        if _close(q, f_norm2, 1e-6):
+    own = float(a @ gram @ a)
+    if not _near(q, own, 1e-6):
+        if _near(q, float(f_norm2), 1e-6):
             raise AssertionError("quad equals ||f0||_H^2 = a^T K_z a; the exercise asks for "
                                  "alpha^T K alpha with K the Gram matrix of the DESIGN")
-        if _close(q, float(a @ a), 1e-6):
-            raise AssertionError("quad is alpha^T alpha; the RKHS norm of sum_i alpha_i k(., x_i) "
-                                 "is alpha^T K alpha")
+        if _near(q, float(a @ a), 1e-6):
+            raise AssertionError("quad is alpha^T alpha; the RKHS norm of "
+                                 "sum_i alpha_i k(., x_i) is alpha^T K alpha")
         raise AssertionError("quad is not alpha^T K alpha for your alpha")
-    if q > f_norm2 * (1 + 1e-9):
+    if q > float(f_norm2) * (1.0 + 1e-9):
         raise AssertionError("quad exceeds ||f0||_H^2, which the lemma rules out; check K")
-    print(f"Correct: alpha^T K alpha is {quad_ref / f_norm2:.1%} of ||f0||_H^2.")
+    _passed("K alpha = f0(x), quad = alpha^T K alpha and quad <= ||f0||_H^2")
 
 
 # --------------------------------------------------------------------------- #
 # exercise: the two inequalities of the bound's proof
 # --------------------------------------------------------------------------- #
+def _is_sheet_design(x: np.ndarray, fx: np.ndarray, lam: float) -> bool:
+    """Whether (x, fx, lam) are the sheet's ``x2, f2, lam2``, whose answer is hashed."""
+    design = np.sort(np.random.default_rng(12).uniform(0, 1, 50))
+    return (x.shape == design.shape and fx.shape == design.shape and lam == 0.05
+            and np.allclose(x, design, rtol=0, atol=1e-12)
+            and np.allclose(fx, np.sin(0.5 * np.pi * design), rtol=0, atol=1e-12))
+
+
 def check_bias(bias2: Any, x: Any, fx: Any, lam: float) -> None:
-    """Check the squared bias ``||(S - I) f0||^2`` with ``S = K(K+lam I)^{-1}``.
+    """Self-check the squared bias ``||(S - I) f0||^2`` with ``S = K(K+lam I)^{-1}``.
 
-    The bias is a sum, not divided by n.
-
-    Reference: the exact MSPE with zero noise from :func:`kmlib.book.rates.sobolev_mspe`
-    (one banded solve with the tridiagonal inverse of ``K``), times ``n``.
+    The bias is a sum, not divided by n.  Properties: a non-negative number at most
+    ``||f0(x)||^2`` (``S - I`` is a contraction); for the sheet's data, the salted hash of
+    the value rounded to 6 significant digits.
     """
-    x = np.asarray(x, dtype=float)
-    fx = np.asarray(fx, dtype=float)
+    pts = np.asarray(x, dtype=float)
+    values = np.asarray(fx, dtype=float)
     v = answer_scalar(bias2, "bias2")
-    n = x.shape[0]
-    ref = n * rates.sobolev_mspe(x, fx, 0.0, lam)
-    if not _close(v, ref, 1e-6):
-        if _close(v, ref / n, 1e-6):
-            raise AssertionError("bias2 looks divided by n; the exercise asks for the sum "
-                                 "||(S - I) f0||^2")
-        if _close(v * v, ref, 1e-6):
-            raise AssertionError("bias2 looks like the norm ||(S - I) f0||, not its square")
-        raise AssertionError("bias2 is not ||(S - I) f0||^2 with S = K (K + lam I)^{-1}; "
-                             "note that S is applied to the noiseless f0(x)")
-    print(f"Correct: the squared bias is {ref:.3e}.")
+    if v < 0:
+        raise AssertionError("bias2 is negative; a squared norm cannot be")
+    if v > float(values @ values) * (1.0 + 1e-12):
+        raise AssertionError("bias2 exceeds ||f0(x)||^2, but S - I = -lam (K + lam I)^{-1} "
+                             "shrinks every vector; is it a sum of squared residuals?")
+    if not _is_sheet_design(pts, values, float(lam)):
+        raise AssertionError("the self-check knows the answer only for the sheet's data: "
+                             "call check_bias(bias2, x2, f2, lam2) with the cell's x2, f2, lam2")
+    if matches_digest(v, _BIAS2_DIGEST, "bias2"):
+        _passed("bias2 matches the stored hash of the squared bias (6 significant digits)")
+        return
+    if matches_digest(v * pts.shape[0], _BIAS2_DIGEST, "bias2"):
+        raise AssertionError("bias2 looks divided by n; the exercise asks for the sum "
+                             "||(S - I) f0||^2")
+    if matches_digest(v * v, _BIAS2_DIGEST, "bias2"):
+        raise AssertionError("bias2 looks like the norm ||(S - I) f0||, not its square")
+    raise AssertionError("bias2 is not ||(S - I) f0||^2 with S = K (K + lam I)^{-1}; "
+                         "note that S is applied to the noiseless f0(x)")
 
 
 # --------------------------------------------------------------------------- #
 # exercise: the rate for mu_j = j^(-2m)
 # --------------------------------------------------------------------------- #
-def _bound_min(n: float, m: int, sigma2: float, f_norm2: float) -> float:
-    """Exact min over gamma of sigma2/(n gamma) sum_j min(mu_j/4, gamma) + f_norm2 gamma / 4.
+def _part1_bracket(n: np.ndarray, m: int, sigma2: float, f_norm2: float
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper bounds on ``B(n)`` from the integral comparison of part 1.
 
-    On the interval of gamma where exactly J terms mu_j/4 exceed gamma, the objective is
-    sigma2 J/n + sigma2 T_J/(n gamma) + f_norm2 gamma/4 with the tail T_J = sum_{j>J} mu_j/4,
-    minimised in closed form and clipped to the interval; the answer is the smallest piece.
+    With ``c = 2m/(2m-1) 4^(-1/(2m))`` and ``U(g) = c sigma2 g^(-1/(2m)) / n + f_norm2 g / 4``,
+    ``c g^(1-1/(2m)) - g <= sum_j min(mu_j/4, g) <= c g^(1-1/(2m))``, so the objective lies
+    in ``[U(g) - sigma2/n, U(g)]`` for every g and ``B(n)`` in ``[min U - sigma2/n, min U]``.
     """
-    from scipy import special
-
-    J = np.arange(0, 20001, dtype=float)
-    tail = 0.25 * special.zeta(2 * m, J + 1.0)
-    upper = np.where(J == 0, np.inf, 0.25 * np.maximum(J, 1.0) ** (-2 * m))   # mu_J / 4
-    lower = 0.25 * (J + 1.0) ** (-2 * m)                                      # mu_{J+1} / 4
-    g = np.clip(2.0 * np.sqrt(sigma2 * tail / (n * f_norm2)), lower, upper)
-    vals = sigma2 * J / n + sigma2 * tail / (n * g) + f_norm2 * g / 4.0
-    return float(np.min(vals))
+    c = 2.0 * m / (2.0 * m - 1.0) * 4.0 ** (-0.5 / m)
+    g_best = (2.0 * c * sigma2 / (m * n * f_norm2)) ** (2.0 * m / (2.0 * m + 1.0))
+    top = c * sigma2 / n * g_best ** (-0.5 / m) + 0.25 * f_norm2 * g_best
+    return top - sigma2 / n, top
 
 
 def check_rate_bound(B: Any, ns: Any, m: int, sigma2: float = 1.0, f_norm2: float = 1.0) -> None:
-    """Check the minimised rate bound ``B[i]`` for each sample size ``n = ns[i]``.
+    """Self-check the minimised rate bound ``B[i]`` for each sample size ``n = ns[i]``.
 
     The bound is ``B[i] = min_gamma {sigma2/(n gamma) sum_j min(mu_j/4, gamma) + f_norm2 gamma/4}``
-    for ``mu_j = j^(-2m)``.
-
-    Reference: on each interval of gamma where the number of terms above gamma is fixed,
-    the objective is minimised in closed form (tail sums by the Hurwitz zeta function);
-    a fine grid of gamma values agrees to 1%.
+    for ``mu_j = j^(-2m)``.  Properties: ``B`` decreases with ``n`` while ``n B`` does
+    not (the objective does so for every gamma), and ``B(n)`` lies in the bracket that the
+    integral comparison of part 1 gives, to within the 1% the grid may add.
     """
-    ns = np.asarray(ns, dtype=float)
-    b = answer_array(B, "B", ns.shape)
-    ref = np.array([_bound_min(n, m, sigma2, f_norm2) for n in ns])
-    if np.any(b < ref * (1 - 1e-6)):
-        raise AssertionError("some B[i] lies below the true minimum over gamma; check the "
-                             "factor 1/4 in min(mu_j/4, gamma) and the term f_norm2 * gamma / 4")
-    if not np.allclose(b, ref, rtol=0.01):
-        i = int(np.argmax(np.abs(b / ref - 1)))
-        raise AssertionError(f"B[{i}] is more than 1% above the minimum over gamma at n = "
-                             f"{ns[i]:g}; use a finer or wider grid of gamma values")
-    print(f"Correct: the bound falls from {ref[0]:.3g} to {ref[-1]:.3g}.")
+    sizes = np.asarray(ns, dtype=float)
+    b = answer_array(B, "B", sizes.shape)
+    if np.any(b <= 0):
+        raise AssertionError("every B[i] must be positive")
+    order = np.argsort(sizes)
+    s, bs = sizes[order], b[order]
+    if np.any(np.diff(bs) > 0):
+        raise AssertionError("B increases with n somewhere, but the objective decreases in n "
+                             "for every gamma, and so does its minimum")
+    if np.any(np.diff(s * bs) < -1e-9 * (s * bs)[1:]):
+        raise AssertionError("n B(n) decreases somewhere, but n times the objective grows with "
+                             "n for every gamma; is the first term sigma2/(n gamma) sum_j ...?")
+    low, high = _part1_bracket(s, m, float(sigma2), float(f_norm2))
+    if np.any(bs < low * (1 - 1e-9)):
+        raise AssertionError("some B[i] lies below the true minimum over gamma (below the lower "
+                             "bound of part 1); check the factor 1/4 in min(mu_j/4, gamma) and "
+                             "the term f_norm2 * gamma / 4")
+    if np.any(bs > 1.01 * high):
+        i = int(order[np.argmax(bs / high)])
+        raise AssertionError(f"B[{i}] is more than 1% above the bound of part 1 minimised over "
+                             f"gamma, so it is not the minimum at n = {sizes[i]:g}; use a finer "
+                             "or wider grid of gamma values")
+    _passed("B decreases with n, n B does not, and every B[i] lies within the bounds of part 1")
 
 
 def check_rate_slope(slope: Any, m: int) -> None:
-    """Check the fitted log-log slope of the bound against the exponent -2m/(2m+1)."""
+    """Self-check the fitted log-log slope: negative and near the exponent -2m/(2m+1)."""
     v = answer_scalar(slope, "slope")
-    target = -2 * m / (2 * m + 1)
-    if v > 0:
+    if v > 0.0:
         raise AssertionError("the slope is positive: the bound must decrease with n "
                              "(fit log B against log n, not the other way round)")
-    if abs(v - (-2.0 / 3.0)) < 0.03 and m != 1:
+    predicted = -2.0 * m / (2.0 * m + 1.0)
+    if m != 1 and abs(v + 2.0 / 3.0) < 0.03:
         raise AssertionError("that is the rate of the Sobolev spectrum (m = 1); redo it "
                              "with mu_j = j^(-2m) for the m of the exercise")
-    if abs(v + 0.5) < 0.02:
+    if abs(0.5 + v) < 0.02:
         raise AssertionError("a slope of -1/2 is the universal rate; the bound with "
                              "mu_j = j^(-2m) should fall faster")
-    if abs(v - target) > 0.03:
+    if not abs(predicted - v) <= 0.03:
         raise AssertionError("the slope is more than 0.03 away from the exponent the "
                              "calculation predicts; check the fit (log B on log n) and B")
-    print(f"Correct: slope {v:.3f}, against the predicted exponent -2m/(2m+1) for m = {m}.")
+    _passed(f"the slope is within 0.03 of the exponent -2m/(2m+1) for m = {m}")
 
 
-def _smoothness_data(seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The two training sets of the chapter's draw ``seed``: (X, y_sine), (X', y_square)."""
-    from kmlib import datasets
-
-    rng = np.random.default_rng(seed)
-    X0, y0, _ = datasets.sine_and_square(40, 0.1, random_state=rng)
-    X1, _, y1 = datasets.sine_and_square(40, 0.1, random_state=rng)
-    return [(np.asarray(X0, float).reshape(-1, 1), np.asarray(y0, float)),
-            (np.asarray(X1, float).reshape(-1, 1), np.asarray(y1, float))]
-
-
-def _check_split(split: Any, n: int, name: str) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Validate a v-fold split given as (train_idx, test_idx) pairs; return it as int arrays."""
+# --------------------------------------------------------------------------- #
+# exercise: smoothness experiment with Matern-3/2
+# --------------------------------------------------------------------------- #
+def _fold_pairs(split: Any, n: int, name: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (train, test) index pairs of a 5-fold split of ``range(n)``, validated."""
     try:
-        pairs = [(np.asarray(tr, dtype=int).ravel(), np.asarray(te, dtype=int).ravel())
-                 for tr, te in split]
-    except (TypeError, ValueError) as exc:
+        pairs = [(np.asarray(train, dtype=int).ravel(), np.asarray(test, dtype=int).ravel())
+                 for train, test in split]
+    except (ValueError, TypeError) as exc:
         raise AssertionError(f"{name} must be a list of (train_idx, test_idx) pairs, for "
                              "example list(KFold(5).split(X))") from exc
-    if len(pairs) != 5:
+    if len(pairs) - 5:
         raise AssertionError(f"{name} has {len(pairs)} folds; the exercise asks for 5-fold CV")
-    tests = np.sort(np.concatenate([te for _, te in pairs]))
-    if not np.array_equal(tests, np.arange(n)):
+    every = np.arange(n)
+    if not np.array_equal(np.sort(np.concatenate([test for _, test in pairs])), every):
         raise AssertionError(f"the test folds of {name} must cover each of the {n} points once")
-    for tr, te in pairs:
-        if not np.array_equal(np.sort(np.concatenate([tr, te])), np.arange(n)):
-            raise AssertionError(f"in {name}, each training fold must be the complement of its "
-                                 "test fold")
+    if any(not np.array_equal(np.union1d(train, test), every) or np.intersect1d(train, test).size
+           for train, test in pairs):
+        raise AssertionError(f"in {name}, each training fold must be the complement of its "
+                             "test fold")
     return pairs
 
 
-def _brute_cv_choice(X: np.ndarray, y: np.ndarray, nu: float, ells: np.ndarray,
-                     lams: np.ndarray, pairs: list) -> tuple[np.ndarray, tuple[int, int]]:
-    """CV errors by explicit Cholesky refits on every fold for every (ell, lam); the argmin."""
-    cv = np.zeros((ells.shape[0], lams.shape[0]))
-    for a, ell in enumerate(ells):
-        K = kernels.matern(nu, float(ell))(X)
-        for b, lam in enumerate(lams):
-            for tr, te in pairs:
-                c = linalg.cho_factor(K[np.ix_(tr, tr)] + lam * np.eye(tr.shape[0]))
-                cv[a, b] += np.sum((y[te] - K[np.ix_(te, tr)] @ linalg.cho_solve(c, y[tr])) ** 2)
-    i, j = np.unravel_index(np.argmin(cv), cv.shape)
-    return cv, (int(i), int(j))
-
-
-def _refit_mse(X: np.ndarray, y: np.ndarray, nu: float, ell: float, lam: float,
-               x_test: np.ndarray, truth: np.ndarray) -> float:
-    k = kernels.matern(nu, ell)
-    alpha = linalg.cho_solve(linalg.cho_factor(k(X) + lam * np.eye(y.shape[0])), y)
-    return float(np.mean((k(x_test[:, None], X) @ alpha - truth) ** 2))
+def _test_folds(pairs: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple[int, ...]]:
+    return sorted(tuple(sorted(test.tolist())) for _, test in pairs)
 
 
 def check_smoothness_mse(mse_new: Any, splits: Any = None, nu: float = 1.5, seed: int = 0,
                          others: Any = None) -> None:
-    """Check the test MSEs (sine, square wave) of KRR with a Matern-``nu`` kernel, tuned by CV.
+    """Self-check the test MSEs (sine, square wave) of KRR with a Matern-``nu`` kernel.
 
     The tuning is 5-fold CV over ``ell in logspace(-2, 0, 15)`` and
     ``lam in logspace(-8, 0, 17)``, with any 5-fold split: ``splits`` holds, per target,
-    the (train_idx, test_idx) pairs used (``None``: the book's ``folds=5``).  The data
-    are rebuilt from ``seed`` (the chapter's draw).
-
-    Reference: explicit Cholesky refits on every fold for every pair (no batched
-    eigendecomposition) with the student's split, then one refit on all points at the
-    CV choice, scored on 1000 equally spaced points.  ``others`` (optional, shape (2, k))
-    holds the chapter's MSEs for other kernels, to recognise the wrong kernel.
+    the (train_idx, test_idx) pairs used (``None``: the book's ``folds=5``).  Properties:
+    two positive numbers, valid 5-fold splits of the 40 points, not the MSE of one of the
+    chapter's kernels (``others``, shape (2, k)); for the sheet's draw (``seed=0``,
+    ``nu=1.5``) with the book's split, the salted hashes of the two values rounded to 5
+    significant digits.  The values for another split are checked when the sheet is graded.
     """
-    from kmlib._folds import resolve_folds
+    from kmlib._folds import KFold
 
     m = answer_array(mse_new, "mse_new", (2,))
-    data = _smoothness_data(seed)
-    if splits is None:
-        splits = [None, None]
-    if isinstance(splits, (str, bytes)) or len(splits) != 2:
+    if np.any(m <= 0):
+        raise AssertionError("a test MSE is a mean of squares of a non-zero error: it must be "
+                             "positive")
+    splits = (None, None) if splits is None else splits
+    if isinstance(splits, (bytes, str)) or len(splits) != 2:
         raise AssertionError("splits must hold two fold splits, one per target (or be None "
                              "for the book's folds=5)")
-    ells, lams = np.logspace(-2, 0, 15), np.logspace(-8, 0, 17)
-    x_test = np.linspace(0.0, 1.0, 1000)
-    truths = [rates.TARGETS[t](x_test) for t in rates.TARGETS]
-    names = ["sine", "square wave"]
-    ref, ref_book = np.empty(2), np.empty(2)
-    for a, (X, y) in enumerate(data):
-        book = list(resolve_folds(5, y.shape[0]))
-        pairs = book if splits[a] is None else _check_split(splits[a], y.shape[0], f"splits[{a}]")
-        cv, (i, j) = _brute_cv_choice(X, y, nu, ells, lams, pairs)
-        # any pair whose CV error ties the minimum (to rounding) is an equally valid choice
-        ties = np.argwhere(cv <= cv[i, j] * (1 + 1e-9))
-        cands = [_refit_mse(X, y, nu, float(ells[p]), float(lams[q]), x_test, truths[a])
-                 for p, q in ties]
-        ref[a] = cands[int(np.argmin([abs(c - m[a]) for c in cands]))]
-        if splits[a] is None:
-            ref_book[a] = ref[a]
-        else:
-            _, (ib, jb) = _brute_cv_choice(X, y, nu, ells, lams, book)
-            ref_book[a] = _refit_mse(X, y, nu, float(ells[ib]), float(lams[jb]), x_test, truths[a])
-    for a in range(2):
-        if _close(m[a], ref[a], 1e-4):
+    book = _test_folds(list(KFold(5, shuffle=True, random_state=0).split(40)))
+    own = [book if s is None else _test_folds(_fold_pairs(s, 40, f"splits[{a}]"))
+           for a, s in enumerate(splits)]
+    names = ("sine", "square wave")
+    if others is not None:
+        chapter = np.asarray(others, dtype=float)
+        for a in (0, 1):
+            if np.any(np.isclose(chapter[a], m[a], rtol=1e-6, atol=0.0)):
+                raise AssertionError(f"mse_new[{a}] ({names[a]}) equals one of the chapter's "
+                                     f"kernels; use the Matern kernel with nu = {nu}")
+    if not (float(nu) == 1.5 and int(seed) == 0):
+        _passed("two positive test MSEs and valid 5-fold splits (the self-check knows the "
+                "values only for the sheet's nu = 1.5 and seed = 0)")
+        return
+    hashed = [own[a] == book for a in (0, 1)]
+    for a in (0, 1):
+        if not hashed[a] or matches_digest(m[a], _MSE_DIGESTS[a], f"mse_new[{a}]", _MSE_DIGITS):
             continue
-        if others is not None and np.any(np.isclose(np.asarray(others)[a], m[a], rtol=1e-6)):
-            raise AssertionError(f"mse_new[{a}] ({names[a]}) equals one of the chapter's kernels; "
-                                 f"use the Matern kernel with nu = {nu}")
-        if a == 0 and _close(m[0], ref[1], 1e-4) or a == 1 and _close(m[1], ref[0], 1e-4):
+        other = 1 - a
+        if matches_digest(m[a], _MSE_DIGESTS[other], f"mse_new[{other}]", _MSE_DIGITS):
             raise AssertionError("the two entries are swapped: the sine comes first")
-        if splits[a] is None and not _close(m[a], ref_book[a], 1e-4):
-            raise AssertionError(f"mse_new[{a}] ({names[a]}) is not the test MSE of the fit tuned "
-                                 "with the book's folds=5; if you used another 5-fold split, pass "
-                                 "it in splits")
+        if splits[a] is None and own[a] == book:
+            raise AssertionError(f"mse_new[{a}] ({names[a]}) is not the test MSE of the fit "
+                                 "tuned with the book's folds=5; if you used another 5-fold "
+                                 "split, pass it in splits")
         raise AssertionError(f"mse_new[{a}] ({names[a]}) is not the test MSE of the CV-tuned fit "
-                             "for the fold split given; check 5 folds, both grids, the refit on "
-                             "all 40 points, and the test error against the noiseless target on "
+                             "for the book's split; check 5 folds, both grids, the refit on all "
+                             "40 points, and the test error against the noiseless target on "
                              "1000 equally spaced points")
-    print(f"Correct: Matern-{nu:g} test MSEs computed for the sine and the square wave.")
+    if all(hashed):
+        _passed("both test MSEs match the stored hashes for the book's split "
+                "(5 significant digits)")
+    else:
+        _passed("positive test MSEs and valid 5-fold splits; with a split other than the "
+                "book's the values themselves are checked only when the sheet is graded")

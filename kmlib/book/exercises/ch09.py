@@ -1,14 +1,17 @@
-"""Checkers for the exercises of chapter 9 on large-scale kernel machines.
+"""Self-checks for the exercises of chapter 9 on large-scale kernel machines.
 
 The chapter is "Large-scale kernel machines: random features and Nystrom"
-(``exercises/09_large_scale.md``).  Every checker recomputes the answer by a
-route different from the one the exercise asks for (numerical quadrature
-instead of the closed-form variance, a brute-force search instead of the
-formula for D, a least-squares Schur complement instead of a pseudoinverse, an
-SVD of the materialised features instead of accumulated normal equations),
-raises ``AssertionError`` with a hint when the answer is missing or wrong --
-without printing the reference value -- and prints one line starting with
-``Correct:`` when it is right.
+(``exercises/09_large_scale.md``).  Each ``check_*`` function is a *self-check*: it
+tests properties a right answer must have without computing it -- the identity
+``var_phase - var_pair = 1/(2D)`` between the two RFF variances, the three properties
+that pin down a Nystrom approximation (symmetric, reproduces the anchor columns, columns
+in their span) and the Schur complement's sign, the defining inequality of the smallest
+admissible ``D`` and the equation for ``eps``, the normal equations of streamed ridge
+evaluated block by block -- and, for numbers of the sheet, compares a salted hash of the
+rounded value (:func:`kmlib.book.exercises._answers.matches_digest`).  A failed property
+raises ``AssertionError`` with a hint that does not print a reference value; when all
+hold, one line starting with ``Self-check passed:`` is printed.  The full check against
+the reference runs when the sheet is graded.
 """
 from __future__ import annotations
 
@@ -16,14 +19,8 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import integrate
 
-from kmlib.features import RandomFourierFeatures
-from kmlib.kernels import gaussian
-from kmlib.ridge import ridge
-
-from ..large_scale import regression_blocks
-from ._answers import answer_array, answer_scalar
+from ._answers import answer_array, answer_scalar, matches_digest
 
 __all__ = [
     "check_rff_variances",
@@ -33,181 +30,201 @@ __all__ = [
     "check_streaming_coef",
 ]
 
+# salted PBKDF2 hashes of the sheet's rounded answers (salt: the answer's name)
+_VAR_PAIR_DIGEST = "73a3c0a4dd0dd30e553a91ed15980b5138dcd2dd2cd982a161f3f52a56da5c4c"
+_PRF_MEAN_DIGEST = "ee69810c20bf17d297cf8d380d4838bf4ae34ee6440cad5d11a6771908ea85c2"
+_PRF_VAR_DIGEST = "72c1a13e1cee49b7338df29cf22c36c3f155232447034bac57b15711d5430d29"
+_D_PHASE_DIGEST = "6796c66bab8192a5273a1476cb3511cee00cd4144a9a36f24569af8359c2b880"
 
-def _close(a: float, b: float, rtol: float = 1e-6) -> bool:
-    return abs(a - b) <= rtol * max(abs(b), 1e-300)
+
+def _passed(what: str) -> None:
+    print(f"Self-check passed: {what}; the full check runs when the sheet is graded.")
+
+
+def _same(a: float, b: float, rtol: float = 1e-6) -> bool:
+    return bool(np.isclose(a, b, rtol=rtol, atol=0.0))
+
+
+def _sheet_only(ok: bool, call: str) -> None:
+    if not ok:
+        raise AssertionError(f"the self-check knows the answer only for the sheet's values: "
+                             f"call {call} as in the check cell")
 
 
 # --------------------------------------------------------------------------- #
 # exercise: variance of random Fourier features for the Laplacian kernel
 # --------------------------------------------------------------------------- #
-def _laplacian_moment(delta: float, ell: float, freq: float) -> float:
-    """E cos(freq * w * delta) for w with a Cauchy density, by quadrature.
-
-    The density is ell / (pi (1 + ell^2 w^2)).
-    """
-    def dens(w: float) -> float:
-        return ell / (math.pi * (1.0 + (ell * w) ** 2))
-    val = integrate.quad(dens, 0.0, np.inf, weight="cos", wvar=freq * delta)[0]
-    return 2.0 * val
-
-
 def check_rff_variances(var_pair: Any, var_phase: Any, delta: float, ell: float, D: int) -> None:
-    """Check both RFF variances for the 1-D Laplacian kernel ``exp(-|Delta|/ell)``.
+    """Self-check both RFF variances for the 1-D Laplacian kernel ``exp(-|Delta|/ell)``.
 
-    The reference integrates ``cos`` and ``cos^2`` against the Cauchy spectral
-    density numerically (no closed form for ``h``).
+    Properties: positive values with ``var_phase - var_pair = 1/(2D)`` (subtract the two
+    formulas of part 2: it holds for every kernel); ``var_pair`` of the sheet's values is
+    compared with the salted hash of its value rounded to 6 significant digits.
     """
     vp = answer_scalar(var_pair, "var_pair")
     vf = answer_scalar(var_phase, "var_phase")
-    h1 = _laplacian_moment(delta, ell, 1.0)
-    h2 = _laplacian_moment(delta, ell, 2.0)
-    ref_pair = (1.0 + h2 - 2.0 * h1**2) / (2.0 * D)
-    ref_phase = (1.0 + h2 / 2.0 - h1**2) / D
-    gauss_pair = (1.0 - h1**2) ** 2 / (2.0 * D)
-    gauss_phase = (1.0 + h1**4 / 2.0 - h1**2) / D
-    if _close(vp, ref_phase) and _close(vf, ref_pair):
+    if vp < 0 or vf < 0:
+        raise AssertionError("a variance cannot be negative")
+    D = int(D)
+    gap = 0.5 / D
+    if _same(vp - vf, gap):
         raise AssertionError("var_pair and var_phase are swapped: the cosine-sine pairs have "
                              "the smaller variance")
-    for name, v, ref, gauss in (("var_pair", vp, ref_pair, gauss_pair),
-                                ("var_phase", vf, ref_phase, gauss_phase)):
-        if _close(v, ref):
-            continue
-        if _close(v, gauss):
+    _sheet_only(float(delta) == 0.4 and float(ell) == 0.5 and D == 25,
+                "check_rff_variances(var_pair, var_phase, delta=0.4, ell=0.5, D=25)")
+    k = math.exp(-float(delta) / float(ell))                 # the kernel value h(Delta)
+    gaussian_pair = (1.0 - k * k) ** 2 / (2 * D)             # with h(2 Delta) = h(Delta)^4
+    gaussian_phase = (1.0 - k * k + 0.5 * k**4) / D
+    if not matches_digest(vp, _VAR_PAIR_DIGEST, "var_pair"):
+        if _same(vp, gaussian_pair):
             raise AssertionError(
-                f"{name} uses h(2 Delta) = h(Delta)^4, which holds for the Gaussian kernel only; "
-                "for exp(-|Delta|/ell), compute h(2 Delta) for this kernel")
-        if _close(v, ref * D):
-            raise AssertionError(f"{name} is the variance of a single term; divide by D")
+                "var_pair uses h(2 Delta) = h(Delta)^4, which holds for the Gaussian kernel "
+                "only; for exp(-|Delta|/ell), compute h(2 Delta) for this kernel")
+        if matches_digest(vp / D, _VAR_PAIR_DIGEST, "var_pair"):
+            raise AssertionError("var_pair is the variance of a single term; divide by D")
         raise AssertionError(
-            f"{name} does not match the variance of the estimator; write the second moment of "
-            "one term with cos^2 t = (1 + cos 2t)/2 and subtract h(Delta)^2")
-    print(f"Correct: the pairs have variance {ref_pair:.5f} and the phases {ref_phase:.5f} "
-          f"(ratio {ref_pair / ref_phase:.2f}).")
+            "var_pair does not match the variance of the estimator; write the second moment "
+            "of one term with cos^2 t = (1 + cos 2t)/2 and subtract h(Delta)^2")
+    if not _same(vf - vp, gap):
+        if _same(vf, gaussian_phase):
+            raise AssertionError(
+                "var_phase uses h(2 Delta) = h(Delta)^4, which holds for the Gaussian kernel "
+                "only; for exp(-|Delta|/ell), compute h(2 Delta) for this kernel")
+        if _same(vf / D - vp, gap):
+            raise AssertionError("var_phase is the variance of a single term; divide by D")
+        raise AssertionError(
+            "var_phase does not match the variance of the estimator (var_phase - var_pair "
+            "must be 1/(2D) by part 2); the phase term adds E[B^2 | w] = 1/2 to the second "
+            "moment")
+    _passed("var_pair matches the stored hash and var_phase - var_pair = 1/(2D)")
 
 
 # --------------------------------------------------------------------------- #
 # exercise: positive random features
 # --------------------------------------------------------------------------- #
 def check_prf_variance(prf_mean: Any, prf_var: Any, x: Any, xp: Any, D: int) -> None:
-    """Check the mean ``e^{x.x'}`` and variance of the positive-feature estimator.
+    """Self-check the mean and the variance of the positive-feature estimator.
 
-    The reference multiplies the two Gaussian moment generating functions
-    separately: ``E phi(x)^2 phi(x')^2 = exp(-|x|^2 - |x'|^2) * exp(2 |x + x'|^2)``.
+    Properties: both positive; for the sheet's ``x``, ``x'`` and ``D``, the salted hashes
+    of the two values rounded to 6 significant digits.
     """
-    x = np.asarray(x, dtype=float)
-    xp = np.asarray(xp, dtype=float)
+    u = np.asarray(x, dtype=float)
+    w = np.asarray(xp, dtype=float)
     m = answer_scalar(prf_mean, "prf_mean")
     v = answer_scalar(prf_var, "prf_var")
-    s = x + xp
-    first = math.exp(-0.5 * (x @ x) - 0.5 * (xp @ xp)) * math.exp(0.5 * (s @ s))
-    second = math.exp(-(x @ x) - (xp @ xp)) * math.exp(2.0 * (s @ s))
-    ref = (second - first**2) / D
-    if not _close(m, first, 1e-8):
-        if _close(m, math.exp(0.5 * (s @ s)), 1e-8):
+    if m <= 0:
+        raise AssertionError("prf_mean must be positive: every feature is an exponential")
+    if v <= 0:
+        raise AssertionError("prf_var must be positive: the products are not constant in w")
+    D = int(D)
+    _sheet_only(u.shape == (3,) and w.shape == (3,) and D == 50
+                and np.array_equal(u, [0.2, -0.1, 0.3]) and np.array_equal(w, [0.1, 0.4, -0.2]),
+                "check_prf_variance(prf_mean, prf_var, [0.2, -0.1, 0.3], [0.1, 0.4, -0.2], D=50)")
+    if not matches_digest(m, _PRF_MEAN_DIGEST, "prf_mean"):
+        if _same(m, math.exp(0.5 * float((u + w) @ (u + w))), 1e-8):
             raise AssertionError("prf_mean omits the factor exp(-|x|^2/2) of each feature")
         raise AssertionError("prf_mean is not E phi_w(x) phi_w(x'); use E exp(w.v) = exp(|v|^2/2)")
-    if _close(v, second / D, 1e-8):
-        raise AssertionError("prf_var is the second moment over D; subtract the squared mean")
-    if _close(v, ref * D, 1e-8):
-        raise AssertionError("prf_var is the variance of one feature product; divide by D")
-    if not _close(v, ref, 1e-8):
+    if not matches_digest(v, _PRF_VAR_DIGEST, "prf_var"):
+        if matches_digest(v - m * m / D, _PRF_VAR_DIGEST, "prf_var"):
+            raise AssertionError("prf_var is the second moment over D; subtract the squared mean")
+        if matches_digest(v / D, _PRF_VAR_DIGEST, "prf_var"):
+            raise AssertionError("prf_var is the variance of one feature product; divide by D")
         raise AssertionError("prf_var does not match; the second moment of one product uses "
                              "E exp(w.v) with v = 2(x + x')")
-    print(f"Correct: mean {first:.4f}, variance {ref:.5f}, "
-          f"relative s.d. {math.sqrt(ref) / first:.3f}.")
+    _passed("prf_mean and prf_var match the stored hashes (6 significant digits)")
 
 
 # --------------------------------------------------------------------------- #
 # exercise: Nystrom is a Schur complement
 # --------------------------------------------------------------------------- #
 def check_nystroem(K_tilde: Any, X: Any, anchors: Any, sigma: float) -> None:
-    """Check the Nystrom approximation with (possibly repeated) anchors.
+    """Self-check the Nystrom approximation with (possibly repeated) anchors.
 
-    The reference projects each column of ``K`` on the span of the anchor columns
-    in the RKHS geometry by least squares: with ``C = K[:, anchors]`` and
-    ``W = C[anchors]``, ``K~ = C c`` where ``c`` solves ``W c = C^T`` in the
-    least-squares, minimum-norm sense (``lstsq``), not by a pseudoinverse.
+    Properties that together determine ``K~ = K_nm K_mm^+ K_mn``: it reproduces the anchor
+    columns of ``K``, it is symmetric, and its columns lie in the span of the anchor
+    columns (checked by projecting on an orthonormal basis of that span); moreover
+    ``K - K~`` is positive semi-definite (a Schur complement).
     """
-    X = np.asarray(X, dtype=float)
-    idx = np.asarray(anchors)
-    n = X.shape[0]
+    pts = np.asarray(X, dtype=float)
+    idx = np.asarray(anchors, dtype=int)
+    n = pts.shape[0]
     Kt = answer_array(K_tilde, "K_tilde", (n, n))
-    K = gaussian(sigma)(X)
-    C = K[:, idx]
-    W = C[idx]
-    coef = np.linalg.lstsq(W, C.T, rcond=1e-12)[0]
-    ref = C @ coef
-    ref = 0.5 * (ref + ref.T)
-    if not np.allclose(Kt[:, idx], K[:, idx], atol=1e-6):
+    sq = np.einsum("ij,ij->i", pts, pts)
+    full = np.exp(-np.maximum(sq[:, None] + sq[None, :] - 2.0 * pts @ pts.T, 0.0)
+                  / (2.0 * float(sigma) ** 2))
+    cols = full[:, idx]
+    if np.max(np.abs(Kt[:, idx] - cols)) > 1e-6:
         raise AssertionError(
             "K_tilde does not reproduce the anchor columns of K; with repeated anchors K_mm is "
             "singular, so use its pseudoinverse (or a jitter of at most 1e-8, since a jitter "
             "eta moves the entries by up to about eta / (nu + eta) along small eigenvalues nu), "
             "not its inverse")
-    if not np.allclose(Kt, Kt.T, atol=1e-8):
+    if np.max(np.abs(Kt - Kt.T)) > 1e-8:
         raise AssertionError("K_tilde must be symmetric: K_nm K_mm^+ K_nm^T")
-    if np.linalg.eigvalsh(K - 0.5 * (Kt + Kt.T))[0] < -1e-6:
+    if np.linalg.eigvalsh(full - 0.5 * (Kt + Kt.T))[0] < -1e-6:
         raise AssertionError("K - K_tilde has a negative eigenvalue; the Schur complement must "
                              "be positive semi-definite (check the kernel's bandwidth and the "
                              "anchors)")
-    if not np.allclose(Kt, ref, atol=1e-6):
-        raise AssertionError("K_tilde reproduces the anchor columns but differs elsewhere; the "
-                             "other entries are K_nm K_mm^+ K_mn (a jitter above about 1e-8 "
-                             "biases them far more than the jitter itself)")
-    print("Correct: K - K_tilde is positive semi-definite and vanishes on the "
-          f"{len(set(idx.tolist()))} distinct anchors' rows and columns.")
+    left, singular, _ = np.linalg.svd(cols, full_matrices=False)
+    span = left[:, singular > 1e-10 * singular[0]]
+    if np.max(np.abs(Kt - span @ (span.T @ Kt))) > 1e-6:
+        raise AssertionError("K_tilde reproduces the anchor columns but its other columns are not "
+                             "in their span; the other entries are K_nm K_mm^+ K_mn (a jitter "
+                             "above about 1e-8 biases them far more than the jitter itself)")
+    _passed(f"K_tilde is symmetric, reproduces the columns of the {np.unique(idx).size} "
+            "distinct anchors, lies in their span and K - K_tilde is positive semi-definite")
 
 
 # --------------------------------------------------------------------------- #
 # exercise: choosing D from the uniform bound
 # --------------------------------------------------------------------------- #
-def _smallest_D(pairs: int, eps: float, delta: float, width: float) -> int:
-    """Smallest integer D with 2 pairs exp(-2 D eps^2 / width^2) <= delta, by bisection."""
-    def ok(D: int) -> bool:
-        return 2.0 * pairs * math.exp(-2.0 * D * eps**2 / width**2) <= delta
-    lo, hi = 0, 1
-    while not ok(hi):
-        hi *= 2
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
-    return hi
+def _admissible(D: float, pairs: float, eps: float, delta: float, width: float) -> bool:
+    """Whether ``2 pairs exp(-2 D eps^2 / width^2) <= delta`` (Hoeffding and a union bound)."""
+    return math.log(2.0 * pairs) - 2.0 * D * eps**2 / width**2 <= math.log(delta)
 
 
 def check_choose_D(D_needed: Any, eps_guaranteed: Any, D_phase: Any, n: int, eps: float,
                    delta: float, D_given: int) -> None:
-    """Check the uniform bound: D for (n, eps, delta), eps for a given D, and the phase variant."""
+    """Self-check the uniform bound: D for (n, eps, delta), eps for a given D, the phase variant.
+
+    Properties: ``D_needed`` is a whole number that satisfies ``2 n^2 exp(-D eps^2/2) <= delta``
+    while ``D_needed - 1`` does not; ``eps_guaranteed`` makes the bound an equality at
+    ``D_given``; ``D_phase`` of the sheet's values is compared with the salted hash of its
+    value.
+    """
     d1 = answer_scalar(D_needed, "D_needed")
     e1 = answer_scalar(eps_guaranteed, "eps_guaranteed")
     d2 = answer_scalar(D_phase, "D_phase")
-    ref_D = _smallest_D(n**2, eps, delta, 2.0)
-    ref_phase = _smallest_D(n**2, eps, delta, 4.0)
-    # eps for given D: the smallest eps with 2 n^2 exp(-D eps^2/2) <= delta, by bisection
-    lo, hi = 0.0, 10.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (lo, mid) if 2.0 * n**2 * math.exp(-D_given * mid**2 / 2.0) <= delta else (mid, hi)
-    ref_eps = hi
-    if d1 != round(d1):
+    n, eps, delta = int(n), float(eps), float(delta)
+    if d1 != math.floor(d1):
         raise AssertionError("D_needed must be an integer: round the bound up")
-    if d1 != ref_D:
-        if d1 == _smallest_D(n, eps, delta, 2.0):
+    pairs = float(n) ** 2
+    if not (_admissible(d1, pairs, eps, delta, 2.0) and not _admissible(d1 - 1, pairs, eps, delta,
+                                                                        2.0)):
+        if _admissible(d1, n, eps, delta, 2.0) and not _admissible(d1 - 1, n, eps, delta, 2.0):
             raise AssertionError("D_needed uses n pairs; the union bound runs over all n^2 pairs")
-        if abs(d1 - (ref_D - 1)) < 0.5:
+        if _admissible(d1 + 1, pairs, eps, delta, 2.0) and not _admissible(d1, pairs, eps, delta,
+                                                                           2.0):
             raise AssertionError("D_needed is one too small: round the bound up, not down")
-        side = "small" if d1 < ref_D else "large"
+        side = "large" if _admissible(d1, pairs, eps, delta, 2.0) else "small"
         raise AssertionError(f"D_needed is too {side}; solve 2 n^2 exp(-D eps^2/2) <= delta for D")
-    if not _close(e1, ref_eps, 1e-6):
+    exponent = float(D_given) * e1**2 / 2.0
+    if e1 <= 0 or not _same(exponent, math.log(2.0 * pairs / delta), 2e-6):
         raise AssertionError("eps_guaranteed does not solve 2 n^2 exp(-D eps^2/2) = delta for eps "
                              "at the given D")
-    if d2 != ref_phase:
-        if d2 == ref_D:
+    if d2 != math.floor(d2):
+        raise AssertionError("D_phase must be an integer: round the bound up")
+    _sheet_only(n == 1000 and eps == 0.05 and delta == 0.01,
+                "check_choose_D(..., n=1000, eps=0.05, delta=0.01, D_given=5000)")
+    if not matches_digest(d2, _D_PHASE_DIGEST, "D_phase"):
+        if d2 == d1:
             raise AssertionError("D_phase: the terms 2 cos(a+u) cos(b+u) range over [-2, 2], "
                                  "so Hoeffding's constant changes")
+        if matches_digest(d2 + 1, _D_PHASE_DIGEST, "D_phase"):
+            raise AssertionError("D_phase is one too small: round the bound up, not down")
         raise AssertionError("D_phase is wrong; redo Hoeffding with terms of range 4")
-    print(f"Correct: D = {ref_D} pair frequencies, eps = {ref_eps:.4f} at D = {D_given}, "
-          f"and {ref_phase} random-phase features.")
+    _passed("D_needed is the smallest integer the bound admits, eps_guaranteed makes it an "
+            "equality, and D_phase matches the stored hash")
 
 
 # --------------------------------------------------------------------------- #
@@ -215,28 +232,45 @@ def check_choose_D(D_needed: Any, eps_guaranteed: Any, D_phase: Any, n: int, eps
 # --------------------------------------------------------------------------- #
 def check_streaming_coef(coef: Any, n: int, d: int, block_size: int, seed: int,
                          sigma: float, n_features: int, rff_seed: int, lam: float) -> None:
-    """Check ridge coefficients on RFF accumulated over blocks, against an SVD of the full Z."""
-    blocks = list(regression_blocks(n, d, block_size=block_size, seed=seed))
-    X = np.vstack([b[0] for b in blocks])
-    y = np.concatenate([b[1] for b in blocks])
-    rff = RandomFourierFeatures(sigma=sigma, n_features=n_features,
-                                random_state=rff_seed).fit(X[:1])
-    Z = rff.transform(X)
-    c = answer_array(coef, "coef", (Z.shape[1],))
-    ref = ridge(Z, y, lam, method="svd")
-    scale = 1e-6 * (1.0 + np.abs(ref).max())
-    if np.allclose(c, ref, rtol=1e-6, atol=scale):
-        print(f"Correct: the streamed normal equations give the ridge solution on all {n} rows "
-              f"(max difference {np.abs(c - ref).max():.1e}).")
+    """Self-check ridge coefficients on random Fourier features accumulated over blocks.
+
+    Property: the normal equations ``Z^T (y - Z beta) = lam beta`` over all rows, with the
+    feature map fitted on the first block, evaluated block by block on the answer (no
+    solve).
+    """
+    from kmlib.features import RandomFourierFeatures
+
+    from ..large_scale import regression_blocks
+
+    c = answer_array(coef, "coef", (2 * int(n_features),))
+    penalty = float(lam)
+    fmap = None
+    unpenalised = np.zeros_like(c)                # Z^T (y - Z c), summed over the blocks
+    rhs = np.zeros_like(c)                        # Z^T y, for the scale of the tolerance
+    for Xb, yb in regression_blocks(n, d, block_size=block_size, seed=seed):
+        if fmap is None:
+            fmap = RandomFourierFeatures(sigma=sigma, n_features=n_features,
+                                         random_state=rff_seed).fit(Xb)
+        Zb = fmap.transform(Xb)
+        last = Zb.T @ (yb - Zb @ c)
+        unpenalised += last
+        rhs += Zb.T @ yb
+
+    def vanishes(residual: np.ndarray, rtol: float = 1e-8) -> bool:
+        return float(np.abs(residual).max()) <= rtol * (1.0 + float(np.abs(rhs).max()))
+
+    if vanishes(unpenalised - penalty * c):
+        _passed(f"coef satisfies the normal equations Z^T (y - Z coef) = lam coef on all {n} "
+                "rows")
         return
-    Zl, yl = rff.transform(blocks[-1][0]), blocks[-1][1]
-    if np.allclose(c, ridge(Zl, yl, lam, method="svd"), rtol=1e-6, atol=scale):
+    if vanishes(last - penalty * c):
         raise AssertionError("coef uses the last block only; add Z_b^T Z_b and Z_b^T y_b over "
                              "all blocks before solving")
-    if np.allclose(c, ridge(Z, y, lam * n, method="svd"), rtol=1e-6, atol=scale):
+    if vanishes(unpenalised - penalty * n * c):
         raise AssertionError("coef uses the penalty n * lam; the objective has no 1/n in front "
                              "of the squared errors")
-    if np.allclose(c, ridge(Z, y, 1e-12, method="svd"), rtol=1e-4, atol=1e-3 * scale * 1e6):
+    if vanishes(unpenalised, 1e-6):
         raise AssertionError("coef ignores the penalty; add lam to the diagonal of Z^T Z")
-    raise AssertionError("coef differs from ridge on the whole feature matrix; draw the "
-                         "frequencies once (fit the feature map on the first block) and reuse them")
+    raise AssertionError("coef does not satisfy the normal equations of ridge on the whole "
+                         "feature matrix; draw the frequencies once (fit the feature map on the "
+                         "first block) and reuse them")

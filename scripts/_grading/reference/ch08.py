@@ -1,0 +1,180 @@
+"""The lecturer's full checks of "Support vector machines and kernel logistic regression".
+
+Never shipped.  The exercise page is ``exercises/08_svm_logistic.md``; the students'
+self-checks of the same names, in :mod:`kmlib.book.exercises.ch08`, test only properties
+of an answer.  Every check here recomputes the answer by a route different from the one
+the exercise asks for (scikit-learn's LIBSVM instead of kmlib's SMO, the closed form
+:math:`\\log(e-1)` instead of a root search, a long Monte-Carlo run with its own seed and
+the Jensen and Khintchine bounds instead of the student's simulation).  A wrong answer
+raises ``AssertionError`` with a hint that names the likely mistake without revealing the
+reference value; a right answer prints one line starting with ``Correct:``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.svm import SVC
+
+from kmlib.book.exercises._answers import answer_scalar
+
+__all__ = [
+    "check_C_and_intercept",
+    "check_support_vectors",
+    "check_crossing",
+    "check_rademacher",
+]
+
+
+def _gaussian_gram(X: np.ndarray, sigma: float) -> np.ndarray:
+    sq = np.sum(X**2, axis=1)
+    d2 = np.maximum(sq[:, None] + sq[None, :] - 2 * X @ X.T, 0.0)
+    return np.exp(-d2 / (2 * sigma**2))
+
+
+def _libsvm(X: Any, y: Any, sigma: float, C: float) -> tuple[SVC, np.ndarray]:
+    X = np.asarray(X, dtype=float)
+    K = _gaussian_gram(X, float(sigma))
+    return SVC(kernel="precomputed", C=float(C), tol=1e-10).fit(K, np.asarray(y, float)), K
+
+
+# --------------------------------------------------------------------------- #
+# the C and lambda forms
+# --------------------------------------------------------------------------- #
+def check_C_and_intercept(C: Any, intercept: Any, X: Any, y: Any, sigma: float,
+                          lam: float) -> None:
+    """Check the box constant for penalty ``lam`` and the fitted intercept.
+
+    The reference box constant is ``1/(2 lam)``; the intercept is LIBSVM's, fitted
+    with that constant on the Gaussian Gram matrix.
+    """
+    c = answer_scalar(C, "C")
+    b = answer_scalar(intercept, "intercept")
+    lam = float(lam)
+    ref_C = 1.0 / (2.0 * lam)
+    if not np.isclose(c, ref_C, rtol=1e-12):
+        if np.isclose(c, 1.0 / lam, rtol=1e-12):
+            raise AssertionError("C = 1/lam: you divided sum xi + lam ||f||^2 by lam; the standard "
+                                 "form has 1/2 ||f||^2, so divide by 2 lam instead")
+        if np.isclose(c, lam, rtol=1e-12) or np.isclose(c, 2 * lam, rtol=1e-12):
+            raise AssertionError("C grows when the penalty lam shrinks: C is a reciprocal of lam")
+        raise AssertionError("C is not the box constant that makes 1/2 ||f||^2 + C sum xi "
+                             "proportional to sum xi + lam ||f||^2")
+    sk, _ = _libsvm(X, y, sigma, ref_C)
+    ref_b = float(sk.intercept_[0])
+    if abs(b - ref_b) > 1e-4 * (1 + abs(ref_b)):
+        if abs(b + ref_b) < 1e-4 * (1 + abs(ref_b)):
+            raise AssertionError("intercept has the wrong sign: f(x) = sum a_i y_i k(x, x_i) + b, "
+                                 "so b = y_i0 - sum_i a_i y_i K[i, i0] for a free i0")
+        raise AssertionError("intercept does not match the SVM with this C: use a free support "
+                             "vector (0 < a_i < C) and y_i0 f(x_i0) = 1, and solve SMO to tol 1e-8")
+    print("Correct: C and the intercept match LIBSVM fitted in the C form.")
+
+
+# --------------------------------------------------------------------------- #
+# support vectors
+# --------------------------------------------------------------------------- #
+def check_support_vectors(sv: Any, n_free: Any, X: Any, y: Any, sigma: float,
+                          C: float) -> None:
+    """Check the sorted support-vector indices and the number of free support vectors.
+
+    The reference is LIBSVM's dual solution on the same Gaussian Gram matrix.
+    """
+    sk, K = _libsvm(X, y, sigma, C)
+    ref = np.sort(sk.support_)
+    if sv is None:
+        raise AssertionError("`sv` is None: assign your answer to `sv` first")
+    s = np.asarray(sv)
+    if s.ndim != 1 or not np.issubdtype(s.dtype, np.integer):
+        raise AssertionError("`sv` must be a 1-D integer array of indices (use np.flatnonzero)")
+    if not np.array_equal(s, np.sort(s)):
+        raise AssertionError("`sv` must be sorted in increasing order")
+    n = len(np.asarray(y))
+    if len(s) == n:
+        raise AssertionError("`sv` lists every point: keep only those with a_i > 0 "
+                             "(points beyond the margin have a_i = 0)")
+    missing, extra = np.setdiff1d(ref, s), np.setdiff1d(s, ref)
+    if len(missing) or len(extra):
+        raise AssertionError(
+            f"`sv` differs from the support vectors in {len(missing) + len(extra)} indices "
+            f"({len(missing)} missing, {len(extra)} extra): a point is a support vector when "
+            "a_i > 0; use a threshold like 1e-8 * C, not 0.5 * C or a margin test"
+        )
+    k = answer_scalar(n_free, "n_free")
+    a = np.abs(sk.dual_coef_[0])
+    ref_free = int(np.sum(a < (1 - 1e-6) * C))
+    if k != ref_free:
+        if k == len(ref) - ref_free:
+            raise AssertionError("`n_free` counts the bounded vectors (a_i = C); count 0 < a_i < C")
+        raise AssertionError("`n_free` should count the support vectors with 0 < a_i < C, "
+                             "the ones that lie exactly on the margin y_i f(x_i) = 1")
+    print(f"Correct: the support vectors and the free/bounded split match LIBSVM "
+          f"({len(ref)} of {n} points carry weight).")
+
+
+# --------------------------------------------------------------------------- #
+# hinge against logistic loss
+# --------------------------------------------------------------------------- #
+def check_crossing(z_star: Any, gap_limit: Any) -> None:
+    """Check the crossing point of the two losses and the limit of their difference.
+
+    The reference is the closed form of the chapter's proposition, not a root search.
+    """
+    z = answer_scalar(z_star, "z_star")
+    g = answer_scalar(gap_limit, "gap_limit")
+    ref = np.log(np.e - 1.0)
+    if abs(z - ref) > 1e-8:
+        d = max(0.0, 1.0 - z) - np.logaddexp(0.0, -z)
+        side = "increase z" if d > 0 else "decrease z"
+        raise AssertionError(
+            f"at z_star the hinge minus the logistic loss is {d:.3g}, not 0 ({side}); "
+            "solve (1 - z) = log(1 + exp(-z)) on [0, 1] with a tight tolerance"
+        )
+    if abs(g - 1.0) > 1e-6:
+        if abs(g) < 1e-6 or g > 1e3:
+            raise AssertionError("gap_limit: both losses grow like -z, so their difference has a "
+                                 "finite non-zero limit; write log(1+e^{-z}) = -z + log(1+e^{z})")
+        raise AssertionError("gap_limit is not the limit of (1 - z) - log(1 + e^{-z}) as z -> -inf")
+    print("Correct: the crossing point and the limiting gap agree with the closed forms.")
+
+
+# --------------------------------------------------------------------------- #
+# Rademacher complexity
+# --------------------------------------------------------------------------- #
+def check_rademacher(rad: Any, X: Any, Lambda: float) -> None:
+    """Check a Monte-Carlo estimate of the Rademacher complexity of a linear-kernel ball.
+
+    The reference is a 2 x 10^5-draw Monte Carlo with its own seed; the answer must
+    lie within 0.03 relative of it and between the Khintchine lower bound and the
+    Jensen upper bound.
+    """
+    r = answer_scalar(rad, "rad")
+    X = np.asarray(X, dtype=float)
+    m = X.shape[0]
+    Lambda = float(Lambda)
+    K = X @ X.T
+    trace_bound = Lambda * np.sqrt(np.trace(K)) / m
+    rng = np.random.default_rng(20240601)
+    S = rng.choice([-1.0, 1.0], size=(200_000, m))
+    ref = Lambda / m * float(np.mean(np.linalg.norm(S @ X, axis=1)))
+    if np.isclose(r, trace_bound, rtol=1e-9):
+        raise AssertionError("rad equals the Jensen bound Lambda sqrt(Tr K)/m exactly: estimate "
+                             "the expectation of the square root, not the root of the expectation")
+    if np.isclose(r, trace_bound**2, rtol=1e-9):
+        raise AssertionError("rad equals Lambda^2 Tr K / m^2 = Lambda^2 E[s'Ks] / m^2: take the "
+                             "square root of s'Ks for each sign vector before averaging")
+    if trace_bound / np.sqrt(2) <= r <= trace_bound and abs(r - ref) <= 0.03 * ref:
+        print("Correct: the estimate agrees with a long independent simulation and respects "
+              "both bounds.")
+        return
+    if np.isclose(r, ref * m, rtol=0.05):
+        raise AssertionError("rad is m times too large: the complexity averages over the m points")
+    if np.isclose(r, Lambda**2 / m**2 * np.trace(K), rtol=0.05):
+        raise AssertionError("rad looks like E[s'Ks] scaled: take the square root of "
+                             "s'Ks for each sign vector before averaging")
+    if not (trace_bound / np.sqrt(2) <= r <= trace_bound):
+        raise AssertionError("rad lies outside "
+                             "[Lambda sqrt(Tr K)/(m sqrt 2), Lambda sqrt(Tr K)/m], "
+                             "the range the chapter's inequalities allow")
+    raise AssertionError("rad is inside the theoretical range but off the expectation by more "
+                         "than 3%: use at least 10^4 sign vectors and Lambda/m * sqrt(s'Ks)")
