@@ -22,7 +22,9 @@ from ._validation import (
     check_same_length,
     check_square,
     check_symmetric,
+    warn_column_y,
 )
+from .kernels.base import Kernel
 
 __all__ = [
     "is_precomputed",
@@ -90,7 +92,7 @@ def gram(kernel: Any, X: np.ndarray, Y: np.ndarray | None = None, *, what: str |
         raise ValueError(
             f"{what} must return a Gram matrix of shape {shape}; got shape {G.shape}"
         )
-    if finite and not np.all(np.isfinite(G)):
+    if finite and not isinstance(kernel, Kernel) and not np.all(np.isfinite(G)):
         raise ValueError(f"{what} returned NaN or infinite values; check the kernel's parameters")
     return G
 
@@ -104,6 +106,7 @@ def fit_inputs(kernel: Any, X: ArrayLike, y: ArrayLike, *, need_gram: bool, one_
     the labels coded -1.0 (``classes[0]``) and +1.0 (``classes[1]``), ``classes`` the
     two sorted labels.  ``one_class_why`` says why one class is not enough.
     """
+    warn_column_y(y)
     try:
         classes, y = check_binary_labels(y)
     except ValueError as exc:

@@ -10,6 +10,7 @@ itself is private.
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 from typing import Any
 
@@ -17,12 +18,12 @@ import numpy as np
 import scipy.linalg as sla
 from numpy.typing import ArrayLike
 from scipy.linalg import blas
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from ._validation import check_gram_psd, check_square, check_symmetric, rank_tol
 
 __all__ = ["check_gram", "eigh_owned", "eigh_copy", "dot", "pinv_mask", "full_column_rank",
-           "rank_deficiency_error", "gram_cholesky", "sym", "one_blas_thread"]
+           "rank_deficiency_error", "gram_cholesky", "one_blas_thread", "blas_threads"]
 
 
 def check_gram(K: ArrayLike, name: str = "K") -> np.ndarray:
@@ -115,26 +116,29 @@ def gram_cholesky(X: np.ndarray, lam: float, what: str) -> Any:
         raise rank_deficiency_error(X, what) from exc
 
 
-def sym(M: np.ndarray) -> np.ndarray:
-    """The symmetric part ``(M + M^T) / 2`` (removes rounding asymmetry)."""
-    return 0.5 * (M + M.T)
-
-
 _state = threading.local()
+
+
+_controller = functools.cache(ThreadpoolController)  # the loaded pools, found once (~2 ms)
+
+
+def blas_threads() -> int:
+    """The number of threads BLAS may use now (under any ``threadpool_limits``)."""
+    return max((p["num_threads"] for p in _controller().select(user_api="blas").info()), default=1)
 
 
 class one_blas_thread(contextlib.ContextDecorator):  # noqa: N801 - used like a function
     """One BLAS thread for a block (``with one_blas_thread():``) or a function (as decorator).
 
     Loops of small factorisations gain nothing from BLAS threads and lose a factor of ten
-    or more to thread start-up and spinning on a busy machine.  Nested uses keep the
-    outer limit and cost nothing (setting a limit takes milliseconds).
+    or more to thread start-up and spinning on a busy machine.  Setting the limit takes
+    microseconds; nested uses keep the outer limit.
     """
 
     def __enter__(self) -> one_blas_thread:
         depth = getattr(_state, "depth", 0)
         if depth == 0:
-            self._limits = threadpool_limits(limits=1, user_api="blas")
+            self._limits = _controller().limit(limits=1, user_api="blas")
         _state.depth = depth + 1
         return self
 

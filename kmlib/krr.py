@@ -59,6 +59,7 @@ from ._validation import (
     check_vector,
     finite_result,
     rank_tol,
+    warn_column_y,
 )
 from .kernels import Kernel
 
@@ -242,6 +243,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         kernel, lam, pre = self.kernel, check_lam(self.lam, "lam"), is_precomputed(self.kernel)
         check_feature_names(self, X, reset=True)
         X = check_square(X, "X") if pre else check_matrix(X, "X")
+        warn_column_y(y)
         y = check_vector(y, "y")
         check_same_length(X, y, "X", "y")
         w = check_sample_weight(sample_weight, X)

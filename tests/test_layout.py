@@ -21,13 +21,14 @@ from kmlib import model_selection as ms
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "kmlib"
 # Line budgets of the library (docstrings included).  The supervised core (everything but
-# the parts listed after it) got its 6,500 when the book's helpers moved out; the parts
-# added since have budgets of their own, so that growth in one is not paid by another.
+# the parts listed after it) got 6,500 when the book's helpers moved out, and 100 more for
+# the speed work that followed (Gram tiles on all cores, SMO's kernel rows in blocks); the
+# parts added since have budgets of their own, so that growth in one is not paid by another.
 LIBRARY_BUDGETS = {
     "kmlib.unsupervised": 750,  # kernel PCA, MMD, HSIC and their permutation tests
     "kmlib.falkon": 350,  # Nystroem kernel ridge regression streamed over blocks
 }
-CORE_MAX_LINES = 6500
+CORE_MAX_LINES = 6600
 # private modules of the library that every kmlib module may import (public names only)
 SHARED_PRIVATE = {"kmlib._validation", "kmlib._linalg", "kmlib._folds", "kmlib._typing",
                   "kmlib._estimator_inputs"}

@@ -30,6 +30,7 @@ from .estimators import (
     check_labels,
     check_n_features,
     check_sample_weight,
+    warn_column_y,
 )
 from .gram import (
     check_eigenvalues_psd,
@@ -65,5 +66,5 @@ __all__ = [
     "check_same_length", "check_lam", "check_lam_grid", "check_Xy", "check_batch",
     "check_positive", "check_nonnegative", "check_int", "check_labels", "check_kernel",
     "check_rng", "check_fitted", "check_square", "check_real", "check_symmetric", "psd_eigh",
-    "check_feature_names", "check_sample_weight",
+    "check_feature_names", "check_sample_weight", "warn_column_y",
 ]

@@ -1,12 +1,13 @@
 """Arguments of estimators: labels, kernels, fitted state and the number of features."""
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 import scipy.sparse
 from numpy.typing import ArrayLike, NDArray
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import DataConversionWarning, NotFittedError
 from sklearn.utils.validation import _check_sample_weight
 
 from .arrays import _finite, check_vector
@@ -23,6 +24,14 @@ def check_labels(y: ArrayLike, name: str = "y") -> np.ndarray:
             "Recode the classes, e.g. y = np.where(y == positive_class, 1, -1)"
         )
     return v
+
+
+def warn_column_y(y: Any) -> None:
+    """scikit-learn's DataConversionWarning when ``fit`` gets ``y`` as a column (n, 1)."""
+    if np.asarray(y).shape[1:] == (1,):
+        warnings.warn("A column-vector y was passed when a 1d array was expected. Please change "
+                      "the shape of y to (n_samples,), for example using ravel().",
+                      DataConversionWarning, stacklevel=3)
 
 
 def check_kernel(kernel: Any, name: str = "kernel") -> Any:

@@ -18,9 +18,10 @@ _VARIANTS = ("cos_sin", "cos_phase")
 _KERNELS = ("gaussian", "laplacian", "matern")
 
 
-#: Rows per kernel evaluation in ``Nystroem.transform``: bounds the temporary
-#: memory of k(X, landmarks); it is a loop over blocks, not over samples.
-_BLOCK_ROWS = 4096
+#: Entries per kernel evaluation in ``Nystroem.transform``: k(X, landmarks) is formed in
+#: blocks of at most 2**23 doubles (64 MiB), few enough that switching between the Gram
+#: matrix's one-thread tiles and the threaded product with ``normalization_`` costs little.
+_BLOCK_ENTRIES = 2**23
 
 
 def _check_transform_input(X: ArrayLike, estimator: Any) -> np.ndarray:

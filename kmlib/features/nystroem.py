@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
 from .._estimator_inputs import check_kernel_param, check_symmetric, gram, is_precomputed
+from .._linalg import eigh_owned
 from .._typing import KernelFunc, Seed
 from .._validation import (
     EPS,
@@ -28,7 +28,7 @@ from .._validation import (
     finite_result,
 )
 from ._common import (
-    _BLOCK_ROWS,
+    _BLOCK_ENTRIES,
     _check_transform_input,
 )
 
@@ -127,7 +127,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         Kmm = L[:, idx] if pre else self._gram(L, L)
         Kmm = 0.5 * (Kmm + Kmm.T)
         check_gram_psd(Kmm, "kernel(landmarks)", who="Nystroem.fit")
-        evals, evecs = linalg.eigh(Kmm, overwrite_a=True, check_finite=False)
+        evals, evecs = eigh_owned(Kmm)
         check_eigenvalues_psd(evals, "kernel(landmarks)", who="Nystroem.fit")
         top = evals[-1]
         keep = evals > rtol * top if top > 0 else np.zeros_like(evals, dtype=bool)
@@ -157,7 +157,8 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         L, T = self.components_, self.normalization_
         n = X.shape[0]
         out = np.empty((n, T.shape[1]))
-        for start in range(0, n, _BLOCK_ROWS):
-            blk = slice(start, min(start + _BLOCK_ROWS, n))
+        rows = max(1, _BLOCK_ENTRIES // T.shape[0])
+        for start in range(0, n, rows):
+            blk = slice(start, min(start + rows, n))
             np.matmul(self._gram(X[blk], L), T, out=out[blk])
         return out

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import numbers
 from abc import ABC, abstractmethod
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.linalg import blas
 
+from .._linalg import blas_threads, one_blas_thread
 from .._validation import (
     check_int,
     check_matrix,
@@ -28,76 +30,86 @@ __all__ = ["Kernel"]
 
 
 def _inner(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """Matrix of inner products ``X @ Y.T`` through scipy's BLAS (``dgemm``).
+    """Matrix of inner products ``X @ Y.T``, C-ordered, owned by the caller.
 
-    Kernel ridge regression, the SVM and the paths factorise Gram matrices with
-    scipy's LAPACK; forming the Gram matrix on the same OpenBLAS keeps one thread
-    pool busy instead of two competing on few cores.  The result is writeable and
-    owned by the caller.
+    numpy's product releases the GIL: the tiles of a large Gram matrix run in parallel.
     """
-    return blas.dgemm(1.0, X, Y, trans_b=True)
+    return X @ Y.T
 
 
 def _sq_dists(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     """Squared Euclidean distances ``||x_i - y_j||^2`` through one matrix product.
 
     Both inputs are shifted by the mean of ``X`` first (distances do not change,
-    the cancellation in ``|x|^2 + |y|^2 - 2 x.y`` shrinks for off-centre data).
-    The result is clamped at 0, and when ``Y is X`` its diagonal is exactly 0.
+    the cancellation in ``|x|^2 + |y|^2 - 2 x.y`` shrinks for off-centre data), and the
+    product of the rows ``[-2 x, |x|^2, 1]`` and ``[y, 1, |y|^2]`` is the whole sum.
+    Negative round-off is flipped to positive; when ``Y is X`` the diagonal is exactly 0.
     """
     shift = X.mean(axis=0)
     Xc = X - shift
     Yc = Xc if Y is X else Y - shift
     xx = np.einsum("ij,ij->i", Xc, Xc)
     yy = xx if Y is X else np.einsum("ij,ij->i", Yc, Yc)
-    D = _inner(Xc, Yc)
-    D *= -2.0
-    D += xx[:, None]
-    D += yy[None, :]
-    np.maximum(D, 0.0, out=D)
+    D = _inner(np.column_stack([-2.0 * Xc, xx, np.ones_like(xx)]),
+               np.column_stack([Yc, np.ones_like(yy), yy]))
+    np.abs(D, out=D)
     if Y is X:
         np.fill_diagonal(D, 0.0)
     return D
 
 
-#: Side of the square tiles in which large Gram matrices are computed.  A tile of
-#: 256 x 256 doubles (512 KiB) stays in cache while the kernel's element-wise passes
-#: run over it, and the symmetric case only computes tiles on or above the diagonal.
-_TILE = 256
+#: Tiles of large Gram matrices hold about 2**17 doubles (1 MiB), which stay in cache during
+#: the kernel's element-wise passes: 368 x 368 if symmetric (no power of two: no cache
+#: conflicts in the transposed copies), else as wide as the matrix up to 1024 columns.
+_TILE = 368
 
 
-def _tiled_gram(gram, X: np.ndarray, Y: np.ndarray, symmetric: bool) -> np.ndarray:
-    """Evaluate ``gram(X_block, Y_block)`` tile by tile into one matrix.
+def _tiled_gram(gram, X: np.ndarray, Y: np.ndarray, symmetric: bool) -> np.ndarray | None:
+    """Evaluate ``gram(X_block, Y_block)`` tile by tile into one matrix (None if not finite).
 
     In the symmetric case only the tiles on and above the diagonal are computed:
     each off-diagonal tile is mirrored into its transposed position and each
     diagonal tile is replaced by the average with its transpose, so the result is
-    bitwise symmetric whatever rounding the kernel's formula has.
+    bitwise symmetric whatever rounding the kernel's formula has.  Tiles are summed while
+    in cache (the entries are tested one by one only if the total is not finite) and
+    computed with one BLAS thread each, panels of rows in parallel on as many threads as
+    BLAS may use: all cores help, and the result does not depend on their number.
     """
-    n, m = len(X), len(Y)
-    b = _TILE
-    if symmetric and n <= b:
-        G = np.asarray(gram(X, X), dtype=float)
-        return 0.5 * G + 0.5 * G.T
-    if n * m <= b * b:
-        return np.asarray(gram(X, Y), dtype=float)
-    G = np.empty((n, m))
-    for i in range(0, n, b):
+    sums = []
+
+    def tile(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        sums.append((T := np.asarray(gram(A, B), dtype=float)).sum())
+        return T
+
+    def panel(i: int) -> None:
         ii = slice(i, min(i + b, n))
         Xi = X[ii]
-        if symmetric:
-            T = gram(Xi, Xi)
-            G[ii, ii] = 0.5 * T + 0.5 * T.T
-            for j in range(i + b, n, b):
-                jj = slice(j, min(j + b, n))
-                T = gram(Xi, X[jj])
-                G[ii, jj] = T
-                G[jj, ii] = T.T
-        else:
-            for j in range(0, m, b):
-                jj = slice(j, min(j + b, m))
-                G[ii, jj] = gram(Xi, Y[jj])
-    return G
+        with np.errstate(over="ignore", invalid="ignore"):  # numpy's state is per thread
+            if symmetric:
+                T = tile(Xi, Xi)
+                G[ii, ii] = 0.5 * T + 0.5 * T.T
+                for j in range(i + b, n, b):
+                    jj = slice(j, min(j + b, n))
+                    T = tile(Xi, X[jj])
+                    G[ii, jj] = T
+                    G[jj, ii] = T.T
+            else:
+                for j in range(0, m, w):
+                    jj = slice(j, min(j + w, m))
+                    G[ii, jj] = tile(Xi, Y[jj])
+
+    n, m = len(X), len(Y)
+    if n * m <= _TILE * _TILE:
+        G = tile(X, Y)
+        G = 0.5 * G + 0.5 * G.T if symmetric else G
+    else:
+        G = np.empty((n, m))
+        w = _TILE if symmetric else min(m, 1024)
+        b = _TILE if symmetric else _TILE * _TILE // w
+        t = min(blas_threads(), -(-n // b))  # one thread: this one (a new one faults more pages)
+        with one_blas_thread(), ThreadPoolExecutor(t) if t > 1 else nullcontext() as pool:
+            list((pool.map if pool else map)(panel, range(0, n, b)))
+    return G if np.isfinite(sum(sums)) or np.all(np.isfinite(G)) else None
 
 
 def _atom(k: "Kernel") -> str:
@@ -171,8 +183,7 @@ class Kernel(ABC):
                 )
         with np.errstate(over="ignore", invalid="ignore"):
             G = _tiled_gram(self._gram, Xa, Ya, symmetric)  # a fresh array
-        # one summation pass; the entry-wise test runs only when the sum is not finite
-        if not np.isfinite(G.sum()) and not np.all(np.isfinite(G)):
+        if G is None:
             raise ValueError(
                 f"the Gram matrix of {self!r} has non-finite entries (overflow); "
                 "rescale the inputs or choose a larger bandwidth"

@@ -22,6 +22,7 @@ from .._validation import (
     check_vector,
     check_Xy,
     finite_result,
+    warn_column_y,
 )
 from .cv import (
     oof_predictions,
@@ -98,6 +99,7 @@ class StackedRidge(RegressorMixin, BaseEstimator):
     def fit(self, X: ArrayLike, y: ArrayLike) -> "StackedRidge":
         """Fit the stacked predictor; returns ``self``."""
         check_feature_names(self, X, reset=True)
+        warn_column_y(y)
         X, y = check_Xy(X, y)
         opts = dict(fit_intercept=self.fit_intercept, standardize=self.standardize)
         self.oof_ = oof_predictions(X, y, self.lams, self.folds, **opts)
