@@ -99,13 +99,13 @@ S5. ``test_libsvm_convergence_warnings``: kmlib's SMO (second-order working-set
     reached and nothing warns; when it is reached, KernelSVM warns with a
     ``RuntimeWarning``, not scikit-learn's ``ConvergenceWarning``.
 
-kmlib bugs (``xfail(strict=True)``, reason "kmlib bug: ..."):
+kmlib bugs found by the port, since fixed:
 
 B1. ``test_negative_sample_weights_mask_all_samples[weights-are-zero-SVC]``: with every
-    sample weight 0, ``KernelSVM.fit`` does not say so; it fails inside ``_smo``
-    (``kmlib/svm/smo.py``, the intercept of the no-free-vector case: ``np.min`` of an
-    empty array) with numpy's "zero-size array to reduction operation minimum which has
-    no identity".
+    sample weight 0, ``KernelSVM.fit`` failed inside the solver with numpy's "zero-size
+    array to reduction operation minimum"; it now raises a ValueError naming
+    ``sample_weight`` (kmlib's words, adaptation 5), as it does when one class has no
+    positive weight (which it used to accept, predicting that class nowhere).
 """
 from __future__ import annotations
 
@@ -373,10 +373,7 @@ def test_svm_equivalence_sample_weight_C():
 @pytest.mark.parametrize(
     "sample_weight",
     [
-        pytest.param([0] * len(Y), marks=xfail(
-            "kmlib bug B1: all-zero sample_weight is not validated; KernelSVM.fit fails "
-            "inside kmlib.svm.smo._smo with numpy's 'zero-size array to reduction "
-            "operation minimum'", raises=AssertionError)),
+        [0] * len(Y),
         [-0.3] * len(Y),
     ],
     ids=["weights-are-zero", "weights-are-negative"],
@@ -384,6 +381,8 @@ def test_svm_equivalence_sample_weight_C():
 def test_negative_sample_weights_mask_all_samples(Estimator, err_msg, sample_weight):
     if min(sample_weight) < 0:  # adaptation 5: kmlib's words for negative weights
         err_msg = "Negative values in data passed to `sample_weight`"
+    else:  # adaptation 5: kmlib's words for weights that are all zero
+        err_msg = "no positive weight to any point"
     est = Estimator(kernel=kernels.linear())
     with pytest.raises(ValueError, match=err_msg):
         est.fit(X, Y, sample_weight=sample_weight)

@@ -23,8 +23,10 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize
 from sklearn.svm import SVC
 
+from kmlib import kernels
 from kmlib._validation import NotFittedError
 from kmlib.svm import C_from_lam, KernelSVM, smo_solve
+from kmlib.svm.smo import _Rows, _smo
 
 
 # ---------------------------------------------------------------------------
@@ -403,10 +405,35 @@ def test_sample_weight_matches_libsvm(C):
 
 def test_sample_weight_leaving_one_class():
     # reference: scikit-learn's contract (check_classifiers_one_label_sample_weights): with
-    # every point of one class at weight 0, fit works and predicts the remaining class
+    # every point of one class at weight 0, fit either works or raises a ValueError whose
+    # message names the class; SVC raises, and so does KernelSVM (a one-class SVM fit has
+    # no margin to find)
     rng = np.random.RandomState(0)
     X = rng.uniform(size=(10, 10))
     y = np.arange(10) % 2
     for model, A in ((KernelSVM(kernel=rbf(1.0)), X), (KernelSVM(kernel="precomputed"), X @ X.T)):
-        model.fit(A, y, sample_weight=y.copy())
-        np.testing.assert_array_equal(model.predict(A), np.ones(10))
+        with pytest.raises(ValueError, match="one of the two classes"):
+            model.fit(A, y, sample_weight=y.copy())
+        with pytest.raises(ValueError, match="no positive weight to any point"):
+            model.fit(A, y, sample_weight=np.zeros(10))
+
+
+def test_rows_computed_in_blocks_and_forgotten_give_the_gram_matrix_solution():
+    # reference: smo_solve on the full Gram matrix of kmlib's Gaussian kernel; from the
+    # kernel, SMO gets its rows in blocks (with the rows of the worst KKT violators) and,
+    # with a cache of two blocks, forgets and recomputes them: the same support set and
+    # dual objective; the kernel values differ by rounding, so the SMO paths part and the
+    # coefficients agree to the stopping tolerance's effect, not to rounding (5e-6 here)
+    X, y = xor(n=300)
+    k = kernels.gaussian(0.7)
+    ref = smo_solve(k(X), y, 2.0, 1e-6)
+    for small in (False, True):
+        rows = _Rows.of_kernel(k, X)
+        if small:
+            rows.max_rows = 2 * rows.block
+        a, b, obj, _, conv = _smo(rows, y, 2.0, 1e-6, 100_000)
+        assert conv and rows.block > 1 and len(rows.cache) <= rows.max_rows
+        np.testing.assert_array_equal(np.flatnonzero(a), np.flatnonzero(ref.a))
+        np.testing.assert_allclose(a, ref.a, atol=1e-4)
+        assert abs(obj - ref.objective) <= 1e-9 * ref.objective
+        assert abs(b - ref.b) <= 1e-6

@@ -17,6 +17,7 @@ from .._estimator_inputs import (
     is_precomputed,
     prediction_gram,
 )
+from .._linalg import one_blas_thread
 from .._validation import (
     check_feature_names,
     check_fitted,
@@ -25,7 +26,7 @@ from .._validation import (
     check_sample_weight,
     finite_result,
 )
-from .smo import _LazyRows, _smo
+from .smo import _Rows, _smo
 
 
 @finite_result
@@ -104,11 +105,13 @@ class KernelSVM(ClassifierMixin, BaseEstimator):
     Notes
     -----
     With a callable kernel the Gram matrix is never formed: SMO asks for the
-    rows of the points it selects, which are computed by ``kernel(x_i, X)`` and
+    rows of the points it selects, which are computed by ``kernel(X[rows], X)``,
+    a few at a time (a missing row with those of the worst KKT violators), and
     cached (as LIBSVM's kernel cache does), plus the diagonal.  At n = 5000 this
     is several times faster than evaluating all n^2 entries.  With
     ``kernel="precomputed"`` the rows are views of the given matrix.  The
-    solver itself is :func:`smo_solve`.
+    solver itself is :func:`smo_solve`; multiclass problems go through
+    scikit-learn's ``OneVsRestClassifier`` or ``OneVsOneClassifier``.
     """
 
     def __init__(self, *, kernel: Callable[..., Any] | Literal["precomputed"], C: float = 1.0,
@@ -162,15 +165,20 @@ class KernelSVM(ClassifierMixin, BaseEstimator):
         if X_fit is None:
             K = np.ascontiguousarray(K)
             check_gram_psd(K, "X", who="KernelSVM.fit")
-            row, diag = K.__getitem__, np.diagonal(K).copy()
+            rows = _Rows.of_matrix(K)
         else:
-            rows = _LazyRows(self.kernel, X_fit)
-            row, diag = rows, rows.diagonal()
-            check_gram_psd(diag, "kernel(X)", who="KernelSVM.fit")  # O(n), never n x n
+            rows = _Rows.of_kernel(self.kernel, X_fit)
+            check_gram_psd(rows.diag, "kernel(X)", who="KernelSVM.fit")  # O(n), never n x n
         w = check_sample_weight(sample_weight, y)
         if w is not None:  # C * w, with inf * 0 = 0 (a point of weight 0 plays no part)
+            if not (np.any(w[y > 0] > 0) and np.any(w[y < 0] > 0)):
+                raise ValueError(
+                    "KernelSVM.fit: sample_weight gives no positive weight to "
+                    f"{'any point' if not np.any(w > 0) else 'one of the two classes'}; "
+                    "each class needs a point of positive weight")
             C = np.where(w > 0, C, 0.0) * w
-        a, b, objective, n_iter, converged = _smo(row, diag, y, C, tol, max_iter)
+        with one_blas_thread():  # the kernel's blocks of rows are small matrix products
+            a, b, objective, n_iter, converged = _smo(rows, y, C, tol, max_iter)
         if not converged:
             warnings.warn(
                 f"KernelSVM: SMO stopped after max_iter={max_iter} iterations before the "

@@ -1,7 +1,7 @@
 r"""The SMO solver of the kernel SVM's dual (chapter 8; the problem is stated in :mod:`kmlib.svm`).
 
 SMO reads the kernel matrix only through its rows and its diagonal: :func:`smo_solve`
-takes them from a given Gram matrix, :class:`_LazyRows` computes them on demand from a
+takes them from a given Gram matrix, :class:`_Rows` also computes them on demand from a
 kernel and the training inputs (the kernel cache behind :class:`~kmlib.svm.KernelSVM`).
 """
 from __future__ import annotations
@@ -21,6 +21,7 @@ from .._validation import (
     check_square,
     finite_result,
 )
+from ..kernels.base import Kernel
 
 #: Curvature floor of Fan, Chen & Lin (their tau): keeps the two-variable
 #: sub-problem strictly convex when the kernel matrix is not positive definite.
@@ -76,14 +77,12 @@ def smo_solve(K: ArrayLike, y: ArrayLike, C: float, tol: float = 1e-3,
     C = check_positive(C, "C")
     tol = check_positive(tol, "tol")
     max_iter = check_int(max_iter, "max_iter", minimum=1)
-    K = np.ascontiguousarray(K)
-    return _smo(K.__getitem__, np.diagonal(K).copy(), y, C, tol, max_iter)
+    return _smo(_Rows.of_matrix(np.ascontiguousarray(K)), y, C, tol, max_iter)
 
 
-def _smo(row: Callable[[int], NDArray[np.float64]], diag: NDArray[np.float64], y: np.ndarray,
-         C: float | np.ndarray, tol: float,
+def _smo(rows: _Rows, y: np.ndarray, C: float | np.ndarray, tol: float,
          max_iter: int) -> tuple[NDArray[np.float64], float, float, int, bool]:
-    r"""SMO on a kernel matrix given by its rows ``row(i)`` and its diagonal.
+    r"""SMO on a kernel matrix given by its cached rows and curvatures (:class:`_Rows`).
 
     ``C`` is one box constant or one per point (``C * sample_weight``, as in LIBSVM).
 
@@ -105,53 +104,53 @@ def _smo(row: Callable[[int], NDArray[np.float64]], diag: NDArray[np.float64], y
     :math:`-b_{ij}s + \tfrac12 a_{ij}s^2`, so the best step is
     :math:`s = b_{ij}/a_{ij}`, clipped to the box.  The gradient update is then
     :math:`g \mathrel{-}= s\,(K_{i\cdot} - K_{j\cdot})`: two kernel rows (rows equal
-    columns since K is symmetric, and rows are contiguous in memory).
+    columns since K is symmetric, and rows are contiguous in memory).  As the gain is
+    positive only where :math:`b_{it} > 0`, :math:`j` also maximises
+    :math:`b_{it} / \sqrt{a_{it}}`; with :math:`a_{i\cdot}^{-1/2}` cached with the row
+    :math:`K_{i\cdot}`, one iteration is four element-wise passes and three argmax.
     """
     n = y.shape[0]
     Cv = np.broadcast_to(np.asarray(C, dtype=float), (n,))
-    Cl = Cv.tolist()
-    a = np.zeros(n)
-    g = y.astype(float).copy()              # a = 0  =>  G = -1  =>  g = y
-    pos = y > 0
-    # Membership of I_up / I_low as additive masks (0 inside, -inf outside), so
-    # that "argmax over the set" is one in-place add followed by np.argmax.
-    up_pen = np.where(pos & (Cv > 0), 0.0, -np.inf)
-    low_pen = np.where(~pos & (Cv > 0), 0.0, -np.inf)
-    buf = np.empty(n)
-    bvec = np.empty(n)
-    curv = np.empty(n)
-    ylist = y.tolist()
-    neg_inf = -np.inf
+    Cl, ylist = Cv.tolist(), y.tolist()
+    a = [0.0] * n                           # (Python floats: cheaper one at a time)
+    # g on I_up and on I_low, +-inf elsewhere (a = 0 => G = -1 => g = y): "argmax over
+    # I_up" is an argmax of gu, and b_t = m - g_t on I_low (-inf elsewhere) is m - gl.
+    pos = (y > 0) & (Cv > 0)
+    gg = np.array([np.where(pos, 1.0, -np.inf), np.where(~pos & (Cv > 0), -1.0, np.inf)])
+    gu, gl = gg                             # (views: one update of gg moves both)
+    buf, bvec = np.empty(n), np.empty(n)
+    neg_inf, inf, diag = -np.inf, np.inf, rows.diag.tolist()
     converged = False
-    n_iter = 0
+    n_iter = m = bmax = 0
 
+    def violation() -> NDArray[np.float64]:
+        """How far each point breaks its KKT condition (> 0: it could join a violating pair).
+
+        g_t - M(a) on I_up, m(a) - g_t = b_t on I_low (the larger one on both).
+        """
+        return np.maximum(gu - (m - bmax), bvec)
+
+    rows.violation = violation              # ranks the rows fetched along with a missing one
     for n_iter in range(max_iter + 1):
-        np.add(g, up_pen, out=buf)
-        i = int(np.argmax(buf))
-        m = buf[i]
-        np.subtract(m, g, out=bvec)
-        bvec += low_pen                     # b_t = m - g_t on I_low, -inf elsewhere
-        if m == neg_inf or bvec.max() < tol:  # max(b) = m(a) - M(a)
+        i = int(gu.argmax())                # (the method: np.argmax's wrapper costs a microsecond)
+        m = gu[i]
+        np.subtract(m, gl, out=bvec)        # b_t = m - g_t on I_low, -inf elsewhere
+        bmax = bvec[bvec.argmax()]          # m(a) - M(a)
+        if m == neg_inf or bmax < tol:
             converged = True
             break
         if n_iter == max_iter:
             break
-        Ki = row(i)
-        np.multiply(Ki, -2.0, out=curv)
-        curv += diag
-        curv += diag[i]
-        np.maximum(curv, _TAU, out=curv)    # a_it with Fan-Chen-Lin's tau safeguard
-        np.maximum(bvec, 0.0, out=bvec)     # only t with g_t < m are candidates
-        np.multiply(bvec, bvec, out=buf)
-        buf /= curv
-        j = int(np.argmax(buf))
+        Ki, w = rows.pivot(i)               # K_i. and a_i.^(-1/2)
+        np.multiply(bvec, w, out=buf)       # b_t / sqrt(a_it): its square is the gain when > 0
+        j = int(buf.argmax())               # max(b) >= tol > 0, so j has b_j > 0
 
         # Analytic two-variable update along a_i += y_i s, a_j -= y_j s.
         yi, yj = ylist[i], ylist[j]
         ai, aj = a[i], a[j]
         s_i = Cl[i] - ai if yi > 0 else ai  # room for a_i to move
         s_j = Cl[j] - aj if yj < 0 else aj  # room for a_j to move
-        s = (m - g[j]) / curv[j]
+        s = float(bvec[j] / max(-2.0 * Ki[j] + diag[j] + diag[i], _TAU))  # b_ij / a_ij
         if s >= s_i and s_i <= s_j:         # a_i hits its bound first
             s = s_i
             ai_new = Cl[i] if yi > 0 else 0.0
@@ -167,63 +166,113 @@ def _smo(row: Callable[[int], NDArray[np.float64]], diag: NDArray[np.float64], y
             aj_new = aj - yj * s
         a[i] = ai_new
         a[j] = aj_new
-        for t, at, yt in ((i, ai_new, yi), (j, aj_new, yj)):
+        for t, old, at, yt in ((i, ai, ai_new, yi), (j, aj, aj_new, yj)):
+            if 0.0 < old < Cl[t] and 0.0 < at < Cl[t]:
+                continue                    # free before and after: same sets
+            gt = gu[t] if gu[t] != neg_inf else gl[t]
             in_up = (at < Cl[t]) if yt > 0 else (at > 0.0)
             in_low = (at > 0.0) if yt > 0 else (at < Cl[t])
-            up_pen[t] = 0.0 if in_up else neg_inf
-            low_pen[t] = 0.0 if in_low else neg_inf
-        np.subtract(Ki, row(j), out=buf)
+            gu[t] = gt if in_up else neg_inf
+            gl[t] = gt if in_low else inf
+        np.subtract(Ki, rows(j), out=buf)
         buf *= s
-        g -= buf
+        gg -= buf                           # g -= s (K_i. - K_j.)
 
+    a = np.array(a)
+    g = np.where(gu != neg_inf, gu, gl)     # (+inf where C_t = 0: such a_t stay 0)
     # Dual objective from the maintained gradient: with c = a*y, Kc = y - g, so
     # sum(a) - c'Kc/2 = sum(a) - sum(a * (1 - y*g))/2.  (The incremental updates
     # drift by about n_iter * 1e-16, far below any useful tol.)
-    objective = float(np.sum(a) - 0.5 * np.dot(a, 1.0 - y * g))
-    free = (a > 0.0) & (a < Cv)
+    sv = a > 0.0
+    objective = float(np.sum(a) - 0.5 * np.dot(a[sv], 1.0 - y[sv] * g[sv]))
+    free = sv & (a < Cv)
     if np.any(free):
         b = float(np.mean(g[free]))         # y_t f(x_t) = 1 on free vectors => b = g_t
     else:
         # No free support vector: KKT only place b between m(a) and M(a);
         # take the midpoint, as LIBSVM does.
-        up = np.isfinite(up_pen)
-        low = np.isfinite(low_pen)
+        up, low = gu != neg_inf, gl != inf
         m_up = float(np.max(g[up])) if np.any(up) else float(np.min(g[low]))
         M_low = float(np.min(g[low])) if np.any(low) else m_up
         b = 0.5 * (m_up + M_low)
     return SMOResult(a, b, objective, n_iter, converged)
 
 
-class _LazyRows:
-    """Rows of the Gram matrix of ``X`` computed on demand and cached.
+class _Rows:
+    r"""Rows of a Gram matrix computed on demand and cached, with curvatures for the pivots.
 
-    SMO touches only the rows of the points it selects (a few hundred to a few
-    thousand of them), so evaluating rows lazily avoids the O(n^2) cost of the
-    full Gram matrix, as LIBSVM's kernel cache does.  The cache holds at most
-    ``max_bytes`` of rows and forgets the oldest row first.
+    SMO reads the rows :math:`K_{i\cdot}` and :math:`K_{j\cdot}` of its working pair, and
+    for i also the curvatures :math:`\max(K_{ii} + K_{tt} - 2K_{it}, \tau)^{-1/2}` for all t
+    (:meth:`pivot`); both are kept, at most ``max_bytes`` of them, the oldest forgotten
+    first.  From a kernel (:meth:`of_kernel`) SMO touches only the rows of the points it
+    selects (a few hundred to a few thousand), which avoids the O(n^2) cost of the full
+    Gram matrix, as LIBSVM's kernel cache does.  A kernel call costs a few passes over X
+    besides its arithmetic, so a missing row is computed in one call together with up to
+    ``block - 1`` others: those of the points that break their KKT condition the most
+    (``violation``, set by SMO), the likeliest to be selected next.
     """
 
-    def __init__(self, kernel: Callable[..., Any], X: np.ndarray,
-                 max_bytes: float = 5e8) -> None:
-        self.kernel = kernel
-        self.X = X
-        self.n = X.shape[0]
+    def __init__(self, fetch: Callable[[np.ndarray], NDArray[np.float64]],
+                 diag: NDArray[np.float64], block: int = 1, max_bytes: float = 5e8) -> None:
+        self.fetch, self.diag, self.block = fetch, diag, block   # fetch(rs) = K[rs]
+        self.n = len(diag)
         self.cache: dict[int, NDArray[np.float64]] = {}
-        self.max_rows = max(2, int(max_bytes // (8 * self.n)))
+        self.curvs: dict[int, NDArray[np.float64]] = {}
+        self.cached = np.zeros(self.n, dtype=bool)
+        self.max_rows = max(2 * block, int(max_bytes // (16 * self.n)))
+        self.violation: Callable[[], NDArray[np.float64]] | None = None
 
-    def __call__(self, i: int) -> NDArray[np.float64]:
-        r = self.cache.get(i)
-        if r is None:
-            r = gram(self.kernel, self.X[i:i + 1], self.X)[0]
-            if len(self.cache) >= self.max_rows:
-                del self.cache[next(iter(self.cache))]
-            self.cache[i] = r
-        return r
+    @classmethod
+    def of_matrix(cls, K: np.ndarray) -> _Rows:
+        """Rows of a given Gram matrix (views, one at a time)."""
+        return cls(lambda rs: K[rs[0]:rs[0] + 1], np.diagonal(K).copy())
 
-    def diagonal(self, block: int = 256) -> NDArray[np.float64]:
-        """k(x_t, x_t) for every t, from blocks of the Gram matrix (O(n * block) work)."""
-        d = np.empty(self.n)
-        for s in range(0, self.n, block):
-            Xb = self.X[s:s + block]
-            d[s:s + len(Xb)] = np.diagonal(gram(self.kernel, Xb, Xb))
-        return d
+    @classmethod
+    def of_kernel(cls, kernel: Callable[..., Any], X: np.ndarray) -> _Rows:
+        """Rows of the Gram matrix of ``X``, never formed: computed in blocks."""
+        n, d = X.shape
+        if isinstance(kernel, Kernel):
+            diag = kernel.diag(X)            # O(n d)
+        else:                                # 64 x 64 diagonal blocks of the Gram matrix
+            diag = np.concatenate([np.diagonal(gram(kernel, X[s:s + 64], X[s:s + 64]))
+                                   for s in range(0, n, 64)])
+        # A call's fixed cost, a few passes over X, is that of about d/2 more rows of n
+        # kernel values; blocks stay below 2^16 values (no tiling inside the kernel).
+        # (kmlib's kernels check their values are finite themselves.)
+        finite = not isinstance(kernel, Kernel)
+        return cls(lambda rs: gram(kernel, X[rs], X, finite=finite), diag,
+                   block=max(1, min(n, 2**16 // n, 16, max(2, d // 2))))
+
+    def __call__(self, t: int) -> NDArray[np.float64]:
+        """Row t."""
+        hit = self.cache.get(t)
+        if hit is not None:
+            return hit
+        idx = np.array([t])
+        if self.block > 1 and self.violation is not None:
+            v = self.violation()
+            v[self.cached] = -np.inf
+            v[t] = -np.inf
+            top = (np.argpartition(v, 1 - self.block)[1 - self.block:] if self.block > 2
+                   else v.argmax(keepdims=True))
+            idx = np.concatenate((idx, top[v[top] > 0]))
+        for u, r in zip(idx.tolist(), self.fetch(idx), strict=True):
+            if len(self.cache) >= self.max_rows:  # rows of one block leave together (FIFO)
+                old = next(iter(self.cache))
+                del self.cache[old]
+                self.curvs.pop(old, None)
+                self.cached[old] = False
+            self.cache[u] = r
+            self.cached[u] = True
+        return self.cache[t]
+
+    def pivot(self, i: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Row i and the curvatures K_ii + K_tt - 2 K_it (at least tau) to the power -1/2."""
+        r, c = self(i), self.curvs.get(i)
+        if c is None:
+            c = r * -2.0
+            c += self.diag
+            c += self.diag[i]
+            np.maximum(c, _TAU, out=c)
+            self.curvs[i] = c = np.reciprocal(np.sqrt(c, out=c), out=c)
+        return r, c
