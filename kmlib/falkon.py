@@ -1,0 +1,340 @@
+r"""Nystroem kernel ridge regression past the memory wall: streamed blocks and FALKON.
+
+Chapter "Large-scale kernel machines: random features and Nystroem".  For :math:`m`
+uniformly drawn landmarks :math:`\tilde x_j`, :class:`NystroemKernelRidge` solves
+:math:`(K_{nm}^\top K_{nm} + \lambda K_{mm})\alpha = K_{nm}^\top y` with :math:`K_{nm}`
+evaluated in blocks of :math:`b` rows, each used and discarded: memory :math:`O(m^2 + bm)`.
+
+Both solvers use the Cholesky factor :math:`K_{mm} + \delta I = T^\top T` (a jitter
+:math:`\delta \approx \varepsilon \operatorname{tr} K_{mm}`, raised until the factorisation
+succeeds; it adds :math:`\lambda\delta\|\alpha\|^2` to the objective).  In
+:math:`\beta = T\alpha` the system is ridge regression on the Nystroem features
+:math:`\Phi = K_{nm} T^{-1}`: :math:`(\Phi^\top\Phi + \lambda I)\beta = \Phi^\top y`, of
+condition number at most :math:`1 + n \max_x k(x, x) / \lambda`.  (The normal equations in
+:math:`\alpha` square the condition number of :math:`K_{mm}`; whitening an accumulated
+:math:`K_{nm}^\top K_{nm}` loses everything to rounding when :math:`K_{mm}` is nearly
+singular, as for smooth kernels in low dimension.)
+
+* ``"direct"`` sums :math:`\Phi_b^\top\Phi_b` and :math:`\Phi_b^\top y_b` over the blocks
+  (:math:`2 n m^2` flops on BLAS threads) and solves by Cholesky.
+* ``"pcg"`` is FALKON (Rudi, Carratino and Rosasco, 2017): conjugate gradients on
+  :math:`A^{-\top}(\Phi^\top\Phi + \lambda I)A^{-1}`, where :math:`A^\top A =
+  \frac{n}{s}\Phi_s^\top\Phi_s + \lambda I` estimates the same matrix from :math:`s` rows:
+  the landmarks (whose :math:`\Phi_m^\top\Phi_m` is :math:`T T^\top`) and :math:`s - m`
+  random rows.  :math:`s = m` is the paper's preconditioner :math:`\frac{n}{m} K_{mm}^2 +
+  \lambda K_{mm} = T^\top A^\top A\,T`; a larger :math:`s` costs :math:`2(s - m) m^2` flops
+  once and saves iterations; CG starts from the solution on these rows.  An iteration is
+  one pass computing :math:`K_{nm}^\top (K_{nm} v)` in :math:`O(nm)` flops, dominated by the
+  kernel evaluations, on as many threads as BLAS may use, each with one BLAS thread.
+"""
+from __future__ import annotations
+
+import contextlib
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import linalg
+from scipy.linalg import blas
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
+from threadpoolctl import threadpool_info
+
+from ._estimator_inputs import gram
+from ._linalg import one_blas_thread
+from ._typing import KernelFunc, Seed
+from ._validation import (
+    EPS,
+    check_feature_names,
+    check_finite_result,
+    check_fitted,
+    check_int,
+    check_kernel,
+    check_matrix,
+    check_n_features,
+    check_positive,
+    check_rng,
+    check_same_length,
+    check_vector,
+    finite_result,
+    warn_column_y,
+)
+from .kernels import Kernel
+
+__all__ = ["NystroemKernelRidge"]
+
+#: Entries of a block of K_nm by default: 2^19 (4 MiB, in cache) for the passes of "pcg"
+#: and predict, 2^23 (64 MiB) for the sums of Phi_b^T Phi_b, whose updates want a large b.
+_PASS_ENTRIES, _GRAM_ENTRIES = 2**19, 2**23
+
+
+def _threads() -> int:
+    """Threads for the passes: the largest BLAS thread limit (threadpoolctl), at least 1."""
+    return max([i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"],
+               default=1)
+
+
+def _cholesky(M: np.ndarray, jitter: float, what: str) -> tuple[np.ndarray, float]:
+    """Upper Cholesky factor of ``M + jitter I`` and the jitter, raised until it succeeds.
+
+    Reads the upper triangle of ``M`` and overwrites its diagonal.
+    """
+    diag = M.diagonal().copy()
+    for _ in range(6):
+        M.flat[:: len(M) + 1] = diag + jitter
+        try:
+            return linalg.cholesky(M, check_finite=False), jitter
+        except linalg.LinAlgError:
+            jitter *= 100.0
+    raise ValueError(f"{what} is not positive semi-definite (Cholesky failed with jitter "
+                     f"{jitter / 100:.3g}); use a positive-definite kernel")
+
+
+class NystroemKernelRidge(RegressorMixin, BaseEstimator):
+    r"""Kernel ridge regression on :math:`m` random landmarks, for millions of samples.
+
+    Minimises :math:`\sum_i (y_i - f(x_i))^2 + \lambda\|f\|_{\mathcal H}^2` over
+    :math:`f = \sum_{j=1}^m \alpha_j k(\cdot, \tilde x_j)`, i.e. solves
+    :math:`(K_{nm}^\top K_{nm} + \lambda K_{mm})\alpha = K_{nm}^\top y`, in memory
+    :math:`O(m^2 + bm)`: the fit of scikit-learn's ``Nystroem`` on the same landmarks
+    followed by ``Ridge(alpha=lam, fit_intercept=False)``.  Solvers: see the module.
+
+    Parameters
+    ----------
+    kernel : callable
+        ``k(X, Y)`` returning the Gram matrix, e.g. ``kmlib.kernels.gaussian(1.0)``.
+    lam : float, default=1.0
+        Penalty :math:`\lambda > 0` against the *sum* of squared errors (scikit-learn's
+        ``alpha`` in ``KernelRidge`` and ``Ridge``).
+    n_components : int, default=1000
+        Number :math:`m` of landmarks (at most the number of samples).
+    solver : {"auto", "direct", "pcg"}, default="auto"
+        ``"direct"`` (exact, :math:`2nm^2` flops) or ``"pcg"`` (FALKON, :math:`O(nm)` flops
+        an iteration); ``"auto"``: ``"direct"`` if ``n_components <= 200`` or the
+        preconditioner would use every sample, else ``"pcg"``.
+    preconditioner_size : int, optional
+        Rows :math:`s \ge m` behind the preconditioner of ``"pcg"``; ``n_components`` gives
+        FALKON's.  None: ``min(n_samples, 10 * n_components)``.
+    block_size : int, optional
+        Rows of :math:`K_{nm}` per block (:math:`8bm` bytes per block and thread).  None:
+        :math:`2^{19}/m`, and :math:`2^{23}/m` in the sums of :math:`\Phi_b^\top\Phi_b`.
+        The result depends on it only through rounding.
+    max_iter : int, default=100
+        Most conjugate-gradient iterations, each one pass over the data.
+    tol : float, default=1e-3
+        ``"pcg"`` stops when the residual of the preconditioned system is at most ``tol``
+        times its right-hand side (about the relative error of :math:`\beta = T\alpha`).
+    random_state : None, int or numpy.random.Generator, optional
+        Source of randomness for the landmarks and the preconditioner's rows.
+
+    Attributes
+    ----------
+    landmarks_ : ndarray of shape (n_components, n_features)
+        The landmarks :math:`\tilde x_j`: the rows ``landmark_indices_`` (sorted) of ``X``.
+    landmark_indices_ : ndarray of shape (n_components,)
+    dual_coef_ : ndarray of shape (n_components,)
+        :math:`\alpha`, so that :math:`\hat f(x) = \sum_j \alpha_j k(x, \tilde x_j)`.
+    jitter_ : float
+        The :math:`\delta` added to the diagonal of :math:`K_{mm}`.
+    solver_ : str
+        ``"direct"`` or ``"pcg"``.
+    n_iter_ : int
+        Conjugate-gradient iterations run (``"pcg"``); 1 for ``"direct"``'s single solve.
+    n_features_in_ : int
+    """
+
+    def __init__(self, *, kernel: KernelFunc, lam: float = 1.0, n_components: int = 1000,
+                 solver: str = "auto", preconditioner_size: int | None = None,
+                 block_size: int | None = None, max_iter: int = 100, tol: float = 1e-3,
+                 random_state: Seed = None) -> None:
+        self.kernel = kernel
+        self.lam = lam
+        self.n_components = n_components
+        self.solver = solver
+        self.preconditioner_size = preconditioner_size
+        self.block_size = block_size
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    def _inputs(self, X: ArrayLike) -> np.ndarray:
+        X = check_matrix(X, "X")
+        return self.kernel._check(X, "X") if isinstance(self.kernel, Kernel) else X
+
+    def _block(self, Xb: np.ndarray) -> np.ndarray:
+        """The rows ``k(Xb, landmarks_)`` of K_nm (kmlib kernels: inputs already checked)."""
+        if isinstance(self.kernel, Kernel):
+            return self.kernel._gram(Xb, self.landmarks_)
+        return gram(self.kernel, Xb, self.landmarks_)
+
+    def _blocks(self, n: int, entries: int) -> list[slice]:
+        m = len(self.landmarks_)
+        b = (max(16, entries // m) if self.block_size is None
+             else check_int(self.block_size, "block_size", minimum=1))
+        return [slice(s, min(s + b, n)) for s in range(0, n, b)]
+
+    def _sweep(self, X: np.ndarray, step: Callable[[slice, np.ndarray], None], shape: Any,
+               workers: int) -> np.ndarray:
+        """Sum of accumulators (zeros of ``shape``) updated by ``step(block, acc)``.
+
+        The blocks are dealt round-robin to the threads, each with one BLAS thread and its
+        own accumulator, so the sum does not depend on timing.
+        """
+        blocks = self._blocks(len(X), _PASS_ENTRIES)
+        workers = min(workers, len(blocks))
+
+        def run(j: int) -> np.ndarray:
+            acc = np.zeros(shape)
+            for blk in blocks[j::workers]:
+                step(blk, acc)
+            return acc
+        with one_blas_thread(), ThreadPoolExecutor(workers) as pool:
+            return sum(pool.map(run, range(workers)))
+
+    def _phi_gram(self, X: np.ndarray, y: np.ndarray, T: np.ndarray) -> np.ndarray:
+        """``[Phi^T Phi | Phi^T y]`` (upper triangle of Phi^T Phi), ``Phi = k(X, L) T^-1``.
+
+        On one thread, with BLAS threads for large blocks (scipy's BLAS holds the GIL).
+        """
+        m, blocks = len(T), self._blocks(len(X), _GRAM_ENTRIES)
+        acc = np.zeros((m, m + 1), order="F")
+        small = (blocks[0].stop - blocks[0].start) * m * m < 2e9 if blocks else True
+        fresh = isinstance(self.kernel, Kernel)   # a user's kernel may return a cached array
+        with one_blas_thread() if small else contextlib.nullcontext():
+            for blk in blocks:
+                Pt = linalg.solve_triangular(T, self._block(X[blk]).T, trans="T",
+                                             overwrite_b=fresh, check_finite=False)  # Phi_b^T
+                blas.dsyrk(1.0, Pt, beta=1.0, c=acc[:, :m], overwrite_c=1)  # in place
+                acc[:, m] += Pt @ y[blk]
+        return acc
+
+    def fit(self, X: ArrayLike, y: ArrayLike) -> "NystroemKernelRidge":
+        """Draw the landmarks and solve for the coefficients, streaming over blocks of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        check_kernel(self.kernel)
+        lam = check_positive(self.lam, "lam")
+        if self.solver not in ("auto", "direct", "pcg"):
+            raise ValueError(f"solver must be 'auto', 'direct' or 'pcg'; got {self.solver!r}")
+        max_iter = check_int(self.max_iter, "max_iter", minimum=1)
+        tol = check_positive(self.tol, "tol")
+        rng = check_rng(self.random_state, "random_state")
+        check_feature_names(self, X, reset=True)
+        warn_column_y(y)
+        X, y = self._inputs(X), check_vector(y, "y")
+        check_same_length(X, y, "X", "y")
+        n, m = len(X), check_int(self.n_components, "n_components", minimum=1)
+        if m > n:
+            warnings.warn(f"n_components={m} > n_samples={n}: n_components was set to "
+                          "n_samples", stacklevel=2)
+            m = n
+        s = min(n, 10 * m if self.preconditioner_size is None else
+                check_int(self.preconditioner_size, "preconditioner_size", minimum=m))
+        solver = self.solver
+        if solver == "auto":
+            solver = "direct" if m <= 200 or s == n else "pcg"
+        self.landmark_indices_ = np.sort(rng.choice(n, size=m, replace=False))
+        self.landmarks_ = X[self.landmark_indices_]
+        workers = _threads()   # read before one_blas_thread lowers it
+        with one_blas_thread():
+            Kmm = np.array(gram(self.kernel, self.landmarks_, what="kernel(landmarks)"))
+            T, self.jitter_ = _cholesky(Kmm, EPS * max(np.trace(Kmm), EPS),
+                                        "kernel(landmarks)")
+            del Kmm
+        rows = slice(None) if solver == "direct" else np.sort(rng.choice(n, s - m, replace=False))
+        acc = self._phi_gram(X[rows], y[rows], T)
+        with one_blas_thread():
+            G = acc[:, :m]
+            if solver == "direct":
+                G.flat[:: m + 1] += lam
+                beta = linalg.cho_solve(linalg.cho_factor(G, overwrite_a=True,
+                                                          check_finite=False),
+                                        acc[:, m], check_finite=False)
+                alpha, self.n_iter_ = linalg.solve_triangular(T, beta, check_finite=False), 1
+            else:
+                G += T @ T.T
+                G *= n / s
+                A = _cholesky(G, lam, "the FALKON preconditioner")[0]
+                b_s = (n / s) * (acc[:, m] + T @ y[self.landmark_indices_])  # ~ Phi^T y
+                del G, acc
+                alpha, self.n_iter_ = self._pcg(X, y, T, A, b_s, lam, max_iter, tol, workers)
+        self.dual_coef_ = check_finite_result(alpha, "NystroemKernelRidge.fit: dual_coef_",
+                                              "rescale the inputs or the responses")
+        self.solver_, self.n_features_in_ = solver, X.shape[1]
+        return self
+
+    def _pcg(self, X: np.ndarray, y: np.ndarray, T: np.ndarray, A: np.ndarray, b_s: np.ndarray,
+             lam: float, max_iter: int, tol: float, workers: int) -> tuple[np.ndarray, int]:
+        """Conjugate gradients on ``A^-T (Phi^T Phi + lam I) A^-1 z = A^-T Phi^T y``.
+
+        Starts from the solution of the preconditioner's system, ``z = A^-T b_s`` (``b_s``
+        estimates ``Phi^T y`` from the same rows); returns ``alpha = T^-1 A^-1 z`` and the
+        number of iterations.
+        """
+        def tri(R: np.ndarray, v: np.ndarray, trans: str = "N") -> np.ndarray:
+            return linalg.solve_triangular(R, v, trans=trans, check_finite=False)
+
+        def matvec(u: np.ndarray, first: bool = False) -> tuple[np.ndarray, np.ndarray]:
+            """``M z`` for ``u = A^-1 z`` in one pass, and ``K_nm^T y`` on the first."""
+            w = tri(T, u)
+
+            def step(blk: slice, acc: np.ndarray) -> None:
+                E = self._block(X[blk])
+                acc[:, 0] += (E @ w) @ E
+                if first:
+                    acc[:, 1] += y[blk] @ E
+            acc = self._sweep(X, step, (len(T), 2), workers)
+            return tri(A, tri(T, acc[:, 0], "T") + lam * u, "T"), acc[:, 1]
+
+        z = tri(A, b_s, "T")
+        Mz, Kty = matvec(tri(A, z), first=True)
+        b = tri(A, tri(T, Kty, "T"), "T")
+        r = b - Mz
+        p, rr, bb, it = r.copy(), r @ r, b @ b, 0
+        while rr > tol * tol * bb and it < max_iter:
+            Mp = matvec(tri(A, p))[0]
+            a = rr / (p @ Mp)
+            z += a * p
+            r -= a * Mp
+            rr, rr_old = r @ r, rr
+            p = r + (rr / rr_old) * p
+            it += 1
+        if rr > tol * tol * bb:
+            warnings.warn(f"NystroemKernelRidge: conjugate gradients stopped at max_iter="
+                          f"{max_iter} with relative residual {np.sqrt(rr / bb):.2g} > "
+                          f"tol={tol:g}; raise max_iter or tol", ConvergenceWarning,
+                          stacklevel=3)
+        return tri(T, tri(A, z)), it
+
+    @finite_result
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """Evaluate :math:`\\hat f(x) = \\sum_j \\alpha_j k(x, \\tilde x_j)`, block by block.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        check_fitted(self, "dual_coef_")
+        check_feature_names(self, X, reset=False)
+        X = self._inputs(X)
+        check_n_features(self, X)
+        out = np.empty(len(X))
+
+        def step(blk: slice, _acc: np.ndarray) -> None:
+            out[blk] = self._block(X[blk]) @ self.dual_coef_
+        self._sweep(X, step, 0, _threads())
+        return out
