@@ -46,13 +46,15 @@ import scipy
 import scipy.linalg
 import sklearn
 import threadpoolctl
-from sklearn.datasets import load_digits
+from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.kernel_approximation import Nystroem as SkNystroem
 from sklearn.kernel_approximation import RBFSampler
 from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.model_selection import GridSearchCV
+from sklearn.multiclass import OneVsRestClassifier
+from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -407,25 +409,74 @@ def _dual_objective(X: np.ndarray, gamma: float, support: np.ndarray,
     return float(np.sum(np.abs(coef)) - 0.5 * coef @ Ksv @ coef)
 
 
+def _svm_case(cfg: Config, X: np.ndarray, y: np.ndarray, Xt: np.ndarray, sigma: float,
+              C: float, what: str, ovr: bool = False) -> CaseResult:
+    """KernelSVM vs SVC(kernel="rbf") fits on the same problem, both one-vs-rest with ``ovr``.
+
+    Correctness: the dual objectives (recomputed, see below; the worst binary problem),
+    the support sets (points in one and not the other, summed over the binary problems)
+    and the predicted labels at ``Xt``.
+    """
+    gamma, tol = 1.0 / (2.0 * sigma**2), 1e-3
+
+    def fit(model: Any) -> Any:
+        return (OneVsRestClassifier(model) if ovr else model).fit(X, y)
+
+    tk, mk = measure(lambda: fit(KernelSVM(kernel=kernels.gaussian(sigma), C=C, tol=tol)), cfg)
+    ts, ms = measure(lambda: fit(SVC(kernel="rbf", gamma=gamma, C=C, tol=tol)), cfg)
+    pairs = list(zip(mk.estimators_, ms.estimators_, strict=True)) if ovr else [(mk, ms)]
+    err, n_diff, n_sv = 0.0, 0, 0
+    for k, s in pairs:
+        obj_s = _dual_objective(X, gamma, s.support_, s.dual_coef_[0])
+        obj_k = _dual_objective(X, gamma, k.support_, k.dual_coef_)
+        err = max(err, abs(obj_k - obj_s) / abs(obj_s))
+        n_diff += len(np.setxor1d(k.support_, s.support_))
+        n_sv += len(s.support_)
+    agree = float(np.mean(mk.predict(Xt) == ms.predict(Xt)))
+    text = (f"rel dual-obj diff {err:.1e}, SVs differing {n_diff} of {n_sv}, "
+            f"label agreement {agree:.2%}")
+    iters = (sum(k.n_iter_ for k, _ in pairs), sum(int(np.sum(s.n_iter_)) for _, s in pairs))
+    note = join(f"fit only; {what}; sigma={sigma:.3g} (gamma={gamma:.3g}), C={C:g}, tol={tol:g}; "
+                f"SMO iterations {iters[0]} (kmlib) vs {iters[1]} (libsvm); agreement on "
+                f"{len(Xt)} points", runs_note(tk, ts, cfg))
+    ok = err <= 1e-3 and agree >= 0.99 and n_diff <= 0.01 * n_sv
+    return tk, ts, Check(text, ok), note
+
+
 def case_svm(cfg: Config) -> CaseResult:
     """KernelSVM vs SVC, two moons n = 5000, Gaussian kernel sigma = 0.5, C = 1."""
-    n = cfg.n(5000)
-    sigma, C, tol = 0.5, 1.0, 1e-3
-    X, y = two_moons(n, noise=0.2, random_state=9)
+    X, y = two_moons(cfg.n(5000), noise=0.2, random_state=9)
     Xt, _ = two_moons(2000, noise=0.2, random_state=10)
+    return _svm_case(cfg, X, y, Xt, 0.5, 1.0, "noise 0.2, test points")
 
-    gamma = 1.0 / (2.0 * sigma**2)
-    tk, mk = measure(lambda: KernelSVM(kernel=kernels.gaussian(sigma), C=C, tol=tol).fit(X, y), cfg)
-    ts, ms = measure(lambda: SVC(kernel="rbf", gamma=gamma, C=C, tol=tol).fit(X, y), cfg)
-    obj_k = _dual_objective(X, gamma, mk.support_, mk.dual_coef_)
-    obj_s = _dual_objective(X, gamma, ms.support_, ms.dual_coef_[0])
-    err = abs(obj_k - obj_s) / abs(obj_s)
-    agree = float(np.mean(mk.predict(Xt) == ms.predict(Xt)))
-    text = f"rel dual-obj diff {err:.1e}, label agreement {agree:.2%}"
-    note = join(f"fit only; sigma={sigma} (gamma={1 / (2 * sigma**2):g}), noise 0.2; "
-                f"SV {len(mk.support_)} vs {len(ms.support_)}; kmlib {mk.n_iter_} SMO iter.; "
-                "agreement on 2000 test points", runs_note(tk, ts, cfg))
-    return tk, ts, Check(text, err <= 1e-3 and agree >= 0.99), note
+
+def case_svm_3000(cfg: Config) -> CaseResult:
+    """KernelSVM vs SVC, two moons n = 3000, Gaussian kernel sigma = 0.5, C = 1."""
+    X, y = two_moons(cfg.n(3000), noise=0.2, random_state=9)
+    Xt, _ = two_moons(2000, noise=0.2, random_state=10)
+    return _svm_case(cfg, X, y, Xt, 0.5, 1.0, "noise 0.2, test points")
+
+
+def _scale_sigma(X: np.ndarray) -> float:
+    """The bandwidth of SVC's default ``gamma="scale"`` = 1 / (d Var(X))."""
+    return math.sqrt(X.shape[1] * X.var() / 2.0)
+
+
+def case_svm_cancer(cfg: Config) -> CaseResult:
+    """KernelSVM vs SVC on breast cancer (standardised), scikit-learn's defaults C = 1, "scale"."""
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)[: cfg.n(len(X)) if cfg.quick else len(X)]
+    y = y[: len(X)]
+    return _svm_case(cfg, X, y, X, _scale_sigma(X), 1.0, "30 standardised features, "
+                     "gamma='scale', training points")
+
+
+def case_svm_digits(cfg: Config) -> CaseResult:
+    """OneVsRestClassifier(KernelSVM) vs OneVsRestClassifier(SVC) on the digits (10 classes)."""
+    X, y = load_digits(return_X_y=True)
+    X, y = (X[: cfg.n(len(X))], y[: cfg.n(len(X))]) if cfg.quick else (X, y)
+    return _svm_case(cfg, X, y, X, _scale_sigma(X), 1.0, "10 binary problems, 64 raw "
+                     "pixels, gamma='scale', training points", ovr=True)
 
 
 def case_klr(cfg: Config) -> CaseResult:
@@ -489,7 +540,12 @@ CASES = [
     Case("Nystroem + ridge, n={n}, d=10", 100_000, "nystroem", ("ratio", 1.0), case_nystroem),
     Case("Nystroem(500) fit+transform + ridge, n={n}, d=10", 50_000, "nystroem50k",
          ("ratio", 1.0), case_nystroem_fit_transform),
+    Case("KernelSVM, two moons n={n}", 3000, "svm3000", ("ratio", 2), case_svm_3000),
     Case("KernelSVM, two moons n={n}", 5000, "svm", ("ratio", 5), case_svm),
+    Case("KernelSVM, breast cancer (standardised), n={n}", 569, "svm_cancer", ("ratio", 2),
+         case_svm_cancer),
+    Case("KernelSVM one-vs-rest, digits (10 classes), n={n}", 1797, "svm_digits",
+         ("ratio", 2), case_svm_digits),
     Case("KernelLogisticRegression, n={n}", 2000, "klr", ("seconds", 0.3), case_klr),
     Case("RidgeRegression, digits one-hot (10 outputs), n={n}", 1797, "ridge10",
          ("ratio", 2.0), case_ridge_multi),
@@ -598,7 +654,7 @@ def environment(threads: int | None) -> list[str]:
 
 
 def write_results(path: Path, rows: list[Row], env: list[str], cfg: Config,
-                  total: float, argv: list[str]) -> None:
+                  total: float, argv: list[str], threads_md: list[str] = ()) -> None:
     body = table_rows(rows)
     md = [
         "# kmlib vs scikit-learn: benchmark results",
@@ -640,10 +696,182 @@ def write_results(path: Path, rows: list[Row], env: list[str], cfg: Config,
         "RFF and Nystroem use different random features in the two libraries, so only "
         "their test errors are compared.  The SVM dual objectives "
         "`sum a - 1/2 (a*y)^T K (a*y)` are both recomputed from `dual_coef_` and the "
-        "exact Gram matrix of the support vectors.",
+        "exact Gram matrix of the support vectors (one-vs-rest: the worst of the binary "
+        "problems); \"SVs differing\" counts the points in one support set and not the "
+        "other, summed over the binary problems.",
         "",
     ]
+    md += threads_md
     path.write_text("\n".join(md), encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------
+# threads: one BLAS thread against all cores, kmlib and scikit-learn in one run
+# ---------------------------------------------------------------------------
+#: kmlib with all cores may take at most this factor of its own one-thread time: "more
+#: threads never make it slower", with 10 % allowed for timing noise.
+THREAD_TOLERANCE = 1.1
+#: Timed calls per configuration (the minimum is reported); fewer for calls over a second.
+THREAD_REPEATS, THREAD_REPEATS_SLOW = 5, 3
+
+
+def all_cores() -> int:
+    """The number of cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+@dataclass
+class ThreadRow:
+    """Min-of-k times of one operation per (library, threads); kmlib-only rows have no
+    scikit-learn entry."""
+
+    name: str
+    times: dict[tuple[str, int], float]
+    cores: int
+    runs: int
+    note: str
+
+    def ratios(self) -> tuple[float | None, float | None, float]:
+        """kmlib / sklearn with one thread and with all cores, kmlib all cores / one thread."""
+        t, c = self.times, self.cores
+        sk = ("sklearn", 1) in t
+        return (t["kmlib", 1] / t["sklearn", 1] if sk else None,
+                t["kmlib", c] / t["sklearn", c] if sk else None, t["kmlib", c] / t["kmlib", 1])
+
+    def verdict(self) -> str:
+        r1, rc, scale = self.ratios()
+        ok = scale <= THREAD_TOLERANCE and all(r is None or r <= 1.0 for r in (r1, rc))
+        return "PASS" if ok else "MISS"
+
+
+def time_threads(fns: dict[str, Callable[[], Any]], cores: int) -> tuple[dict, int]:
+    """Min-of-k wall time of each call with one thread and with ``cores`` threads.
+
+    All (library, threads) configurations run in this one process, interleaved: after one
+    warm-up call each, every round times each configuration once, in an order rotated from
+    round to round, so that none always runs first (e.g. right after another released its
+    memory).  ``threadpoolctl.threadpool_limits(t)`` sets every BLAS and OpenMP pool.
+    """
+    combos = [(lib, t) for lib in fns for t in (1, cores)]
+    slowest = 0.0
+    for lib, t in combos:
+        with threadpoolctl.threadpool_limits(t):
+            t0 = time.perf_counter()
+            fns[lib]()
+            slowest = max(slowest, time.perf_counter() - t0)
+    runs = THREAD_REPEATS if slowest < 1.0 else THREAD_REPEATS_SLOW
+    times: dict[tuple[str, int], list[float]] = {c: [] for c in combos}
+    for r in range(runs):
+        for lib, t in combos[r % len(combos):] + combos[:r % len(combos)]:
+            with threadpoolctl.threadpool_limits(t):
+                t0 = time.perf_counter()
+                fns[lib]()
+                times[lib, t].append(time.perf_counter() - t0)
+    return {c: min(v) for c, v in times.items()}, runs
+
+
+def thread_cases_vs_sklearn(cfg: Config):
+    """Gram matrices, Nystroem and RFF at n = 50,000, d = 10: (title, calls, note)."""
+    n, m = cfg.n(50_000), (500 if not cfg.quick else 100)
+    X = regression_data(n, D, seed=12)[0]
+    L = X[:m].copy()
+    X10 = X[:cfg.n(10_000)]
+    k = kernels.gaussian(SIGMA)
+    yield (f"Gaussian Gram k(X, Y), {n} x {m}, d=10",
+           {"kmlib": lambda: k(X, L), "sklearn": lambda: rbf_kernel(X, L, gamma=GAMMA)},
+           "the cross Gram matrix of Nystroem's transform")
+    yield (f"Gaussian Gram k(X), n={len(X10)}, d=10",
+           {"kmlib": lambda: k(X10), "sklearn": lambda: rbf_kernel(X10, gamma=GAMMA)}, "")
+    yield (f"Nystroem({m}) fit+transform, n={n}, d=10",
+           {"kmlib": lambda: Nystroem(kernel=k, n_components=m, random_state=0).fit(X).transform(X),
+            "sklearn": lambda: SkNystroem(kernel="rbf", gamma=GAMMA, n_components=m,
+                                          random_state=0).fit(X).transform(X)}, "")
+    yield (f"RFF(500) fit+transform, n={n}, d=10",
+           {"kmlib": lambda: RandomFourierFeatures(sigma=SIGMA, n_features=250,
+                                                   random_state=0).fit(X).transform(X),
+            "sklearn": lambda: RBFSampler(gamma=GAMMA, n_components=500,
+                                          random_state=0).fit(X).transform(X)},
+           "kmlib cos_sin with 250 frequencies (500 columns), sklearn RBFSampler(500)")
+
+
+def thread_cases_kmlib(cfg: Config):
+    """kmlib's other operations of the benchmark, kmlib only: (title, calls, note)."""
+    k, ks = kernels.gaussian(SIGMA), kernels.gaussian(0.5)
+    X1, y1, Xt1, _ = regression_data(cfg.n(5000), D, seed=2, n_test=cfg.n(1000))
+    yield (f"KernelRidge fit+predict, n={len(X1)}",
+           {"kmlib": lambda: KernelRidge(kernel=k, lam=0.1).fit(X1, y1).predict(Xt1)}, "")
+    X2, y2 = regression_data(cfg.n(2000), D, seed=3)
+    folds = list(KFold(5, shuffle=True, random_state=0).split(len(X2)))
+    yield (f"krr_cv_path 5-fold x 20 lam, n={len(X2)}",
+           {"kmlib": lambda: krr_cv_path(k(X2), y2, LAMS, folds)}, "Gram matrix included")
+    X3, y3 = regression_data(cfg.n(1000), D, seed=4)
+    yield (f"krr_loo x 20 lam, n={len(X3)}", {"kmlib": lambda: krr_loo(k(X3), y3, LAMS)},
+           "Gram matrix included")
+    X4, y4 = regression_data(cfg.n(100_000), D, seed=7)
+    yield (f"RFF(500) + ridge(method='primal'), n={len(X4)}",
+           {"kmlib": lambda: ridge(RandomFourierFeatures(sigma=SIGMA, n_features=250,
+                                                         random_state=0).fit_transform(X4),
+                                   y4, 1.0, method="primal")}, "")
+    X5, y5 = two_moons(cfg.n(5000), noise=0.2, random_state=9)
+    yield (f"KernelSVM fit, two moons n={len(X5)}",
+           {"kmlib": lambda: KernelSVM(kernel=ks, C=1.0, tol=1e-3).fit(X5, y5)}, "")
+    X6, y6 = two_moons(cfg.n(2000), noise=0.2, random_state=11)
+    yield (f"KernelLogisticRegression fit, n={len(X6)}",
+           {"kmlib": lambda: KernelLogisticRegression(kernel=ks, lam=0.1).fit(X6, y6)}, "")
+    X7, labels = load_digits(return_X_y=True)
+    Y7 = np.eye(10)[labels]
+    yield (f"RidgeRegression fit, digits one-hot, n={len(X7)}",
+           {"kmlib": lambda: RidgeRegression(lam=1.0, standardize=False).fit(X7, Y7)}, "")
+
+
+def run_thread_cases(cfg: Config) -> list[ThreadRow]:
+    """Every thread case, printed as it finishes."""
+    cores, rows = all_cores(), []
+    for cases in (thread_cases_vs_sklearn(cfg), thread_cases_kmlib(cfg)):
+        for title, fns, note in cases:
+            t0 = time.perf_counter()
+            times, runs = time_threads(fns, cores)
+            row = ThreadRow(title, times, cores, runs, note)
+            rows.append(row)
+            print(f"[{time.perf_counter() - t0:6.1f} s] threads: {title}: kmlib "
+                  f"{fmt_time(times['kmlib', 1])} (1) / {fmt_time(times['kmlib', cores])} "
+                  f"({cores}) -> {row.verdict()}", flush=True)
+    return rows
+
+
+def thread_table(rows: list[ThreadRow]) -> list[str]:
+    """The thread comparison as markdown lines (a heading, the table, its notes)."""
+    if not rows:
+        return []
+    c = rows[0].cores
+
+    def ms(row: ThreadRow, lib: str, t: int) -> str:
+        return fmt_time(row.times[lib, t]) if (lib, t) in row.times else "-"
+
+    def ratio(r: float | None) -> str:
+        return "-" if r is None else f"{r:.2f}"
+
+    md = [
+        f"## Threads: one BLAS thread against all {c} cores", "",
+        "Each operation runs with `threadpoolctl.threadpool_limits(1)` and with "
+        f"`threadpool_limits({c})` (all cores), kmlib and scikit-learn interleaved in this one "
+        "process, the order rotated from round to round; each time is the minimum of "
+        f"{THREAD_REPEATS} calls ({THREAD_REPEATS_SLOW} for calls over 1 s) after one warm-up "
+        "call.  Targets: kmlib <= scikit-learn at each thread count, and kmlib with all cores "
+        f"<= {THREAD_TOLERANCE:g} x kmlib with one thread (more threads never slower; the "
+        f"{THREAD_TOLERANCE - 1:.0%} allow for timing noise).  Rows without scikit-learn "
+        "times check the second target only.", "",
+        f"| case | kmlib 1 | kmlib {c} | sklearn 1 | sklearn {c} | kmlib/sklearn 1 | "
+        f"kmlib/sklearn {c} | kmlib {c}/1 | result |",
+        "|" + "---|" * 9,
+    ]
+    for r in rows:
+        r1, rc, scale = r.ratios()
+        md.append(f"| {r.name} | {ms(r, 'kmlib', 1)} | {ms(r, 'kmlib', c)} | "
+                  f"{ms(r, 'sklearn', 1)} | {ms(r, 'sklearn', c)} | {ratio(r1)} | {ratio(rc)} | "
+                  f"{scale:.2f} | {r.verdict()} |")
+    notes = [f"- **{r.name}**: {r.note}" for r in rows if r.note]
+    return md + ([""] + notes if notes else []) + [""]
 
 
 # ---------------------------------------------------------------------------
@@ -662,7 +890,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--budget", type=float, default=12.0,
                    help="seconds of timed calls per side before the repeats are cut (default 12)")
     p.add_argument("--only", default=None,
-                   help="comma-separated case keys: " + ",".join(c.key for c in CASES))
+                   help="comma-separated case keys: " + ",".join(c.key for c in CASES)
+                   + ",threads (the section: one thread against all cores)")
     p.add_argument("--out", type=Path, default=None,
                    help=f"results file (default {RESULTS.relative_to(ROOT)} for a full run)")
     args = p.parse_args(argv)
@@ -680,7 +909,7 @@ def main(argv: list[str] | None = None) -> int:
     cases = CASES
     if args.only:
         keys = set(args.only.split(","))
-        unknown = keys - {c.key for c in CASES}
+        unknown = keys - {c.key for c in CASES} - {"threads"}
         if unknown:
             print(f"unknown case(s) {sorted(unknown)}; choose from {[c.key for c in CASES]}")
             return 2
@@ -704,12 +933,15 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(row)
             print(f"[{time.perf_counter() - t0:6.1f} s] {row.name}: kmlib {fmt_time(tk.seconds)},"
                   f" sklearn {fmt_time(ts.seconds)} -> {row.verdict()}", flush=True)
+        thread_rows = run_thread_cases(cfg) if not args.only or "threads" in keys else []
     total = time.perf_counter() - start
     print()
-    print_table(rows)
+    if rows:
+        print_table(rows)
+    print("\n" + "\n".join(thread_table(thread_rows)))
     print(f"\nwhole run: {total:.1f} s")
     if out is not None:
-        write_results(out, rows, env, cfg, total, argv)
+        write_results(out, rows, env, cfg, total, argv, thread_table(thread_rows))
         print(f"wrote {out}")
     return 0
 
