@@ -26,21 +26,25 @@ from ._validation import (
 )
 from .kernels.base import Kernel
 
-__all__ = [
-    "is_precomputed",
-    "check_kernel_param",
-    "check_solver_params",
-    "check_both_labels",
-    "check_symmetric",
-    "gram",
-    "fit_inputs",
-    "prediction_gram",
-]
+__all__ = ["PairwiseTags", "is_precomputed", "check_kernel_param", "check_solver_params",
+           "check_both_labels", "check_symmetric", "gram", "fit_inputs", "prediction_gram"]
 
 
 def is_precomputed(kernel: Any) -> bool:
     """Whether the ``kernel`` hyper-parameter is the string ``"precomputed"``."""
     return isinstance(kernel, str) and kernel == "precomputed"
+
+
+class PairwiseTags:
+    """Mixin of the kernel estimators: the ``pairwise`` tag when ``kernel="precomputed"``.
+
+    X is then a Gram matrix, which scikit-learn's cross-validation slices by rows and columns.
+    """
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()  # type: ignore[misc]
+        tags.input_tags.pairwise = is_precomputed(self.kernel)  # type: ignore[attr-defined]
+        return tags
 
 
 def check_kernel_param(kernel: Any) -> None:

@@ -43,7 +43,13 @@ from numpy.typing import ArrayLike
 from scipy.linalg import lapack
 from sklearn.base import BaseEstimator, RegressorMixin
 
-from ._estimator_inputs import check_kernel_param, gram, is_precomputed, prediction_gram
+from ._estimator_inputs import (
+    PairwiseTags,
+    check_kernel_param,
+    gram,
+    is_precomputed,
+    prediction_gram,
+)
 from ._linalg import check_gram, dot, eigh_copy, pinv_mask
 from ._validation import (
     check_feature_names,
@@ -163,7 +169,7 @@ def krr_fit(K: ArrayLike, y: ArrayLike, lam: float) -> np.ndarray:
     return alpha
 
 
-class KernelRidge(RegressorMixin, BaseEstimator):
+class KernelRidge(PairwiseTags, RegressorMixin, BaseEstimator):
     """Kernel ridge regression, :math:`\\alpha = (K + \\lambda I)^{-1} y`.
 
     Minimises :math:`\\sum_i w_i (y_i - f(x_i))^2 + \\lambda\\|f\\|_{\\mathcal H}^2`
@@ -218,11 +224,6 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     def __init__(self, *, kernel: Callable[..., Any], lam: float = 1.0) -> None:
         self.kernel = kernel
         self.lam = lam
-
-    def __sklearn_tags__(self) -> Any:
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = is_precomputed(self.kernel)
-        return tags
 
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
             ) -> "KernelRidge":

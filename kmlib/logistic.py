@@ -29,7 +29,12 @@ from numpy.typing import ArrayLike
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ._estimator_inputs import check_solver_params, fit_inputs, is_precomputed, prediction_gram
+from ._estimator_inputs import (
+    PairwiseTags,
+    check_solver_params,
+    fit_inputs,
+    prediction_gram,
+)
 from ._logistic_newton import _newton, _objective
 from ._typing import KernelFunc
 from ._validation import (
@@ -96,7 +101,7 @@ def _check_len(v: ArrayLike, name: str, n: int) -> np.ndarray:
     return v
 
 
-class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
+class KernelLogisticRegression(PairwiseTags, ClassifierMixin, BaseEstimator):
     r"""Kernel logistic regression with an unpenalised intercept, fitted by Newton's method.
 
     Minimises :math:`J(\alpha, \mu) = \sum_i \log(1 + e^{-y_i(\mu + (K\alpha)_i)})
@@ -210,7 +215,6 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False  # two classes (see classes_)
-        tags.input_tags.pairwise = is_precomputed(self.kernel)
         return tags
 
     def _check_params(self) -> tuple[float, float, int]:

@@ -50,3 +50,36 @@ def assert_checks_fail_with_none_stubs(cells: list[tuple[list[str], str]]) -> No
                 exec(compile(src, "cell", "exec"), ns)
         else:
             exec(compile(src, "cell", "exec"), ns)
+
+
+SELF, FULL = "Self-check passed:", "Correct:"
+
+
+def self_and_full(shipped, reference):
+    """The two assertions of every checker test, for one chapter's shipped self-checks
+    (``kmlib.book.exercises.chNN``) and the grader's full checks (``_grading.reference.chNN``).
+
+    ``both(capsys, call)``: ``call(module)`` passes the self-check and the full check, each
+    with its own line. ``rejected(call, full, self_check)``: the full check rejects with a
+    message matching ``full``; the self-check with ``self_check``, or passes when
+    ``self_check`` is None (its properties cannot tell that mistake); returns the messages.
+    """
+    def both(capsys, call) -> None:
+        call(shipped)
+        assert capsys.readouterr().out.startswith(SELF)
+        call(reference)
+        assert capsys.readouterr().out.startswith(FULL)
+
+    def rejected(call, full: str, self_check: str | None) -> list[str]:
+        with pytest.raises(AssertionError, match=full) as e:
+            call(reference)
+        messages = [str(e.value)]
+        if self_check is None:
+            call(shipped)
+        else:
+            with pytest.raises(AssertionError, match=self_check) as e:
+                call(shipped)
+            messages.append(str(e.value))
+        return messages
+
+    return both, rejected

@@ -16,6 +16,7 @@ from pathlib import Path
 import _exercise_cells as notebook
 import numpy as np
 import pytest
+from _exercise_cells import FULL, SELF, self_and_full
 from _grading.reference import ch01 as ref
 from sklearn.linear_model import Ridge
 
@@ -26,27 +27,9 @@ from kmlib.book.exercises._answers import matches_digest
 pytestmark = pytest.mark.filterwarnings("error")
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "exercises" / "01_ridge.md"
-SELF, FULL = "Self-check passed:", "Correct:"
 
 
-def _both(capsys, call) -> None:
-    """``call(module)`` passes the self-check and the full check, each with its own line."""
-    call(ch01)
-    assert capsys.readouterr().out.startswith(SELF)
-    call(ref)
-    assert capsys.readouterr().out.startswith(FULL)
-
-
-def _rejected(call, full: str, self_check: str | None) -> None:
-    """The full check rejects with ``full``; the self-check with ``self_check``, or passes
-    (None: its properties cannot tell this mistake)."""
-    with pytest.raises(AssertionError, match=full):
-        call(ref)
-    if self_check is None:
-        call(ch01)
-    else:
-        with pytest.raises(AssertionError, match=self_check):
-            call(ch01)
+_both, _rejected = self_and_full(ch01, ref)
 
 
 # --------------------------------------------------------------------------- #

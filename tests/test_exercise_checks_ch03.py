@@ -17,6 +17,7 @@ from pathlib import Path
 import _exercise_cells as notebook
 import numpy as np
 import pytest
+from _exercise_cells import FULL, SELF, self_and_full
 from _grading.reference import ch03 as ref
 
 from kmlib.book import kernel_trick as kt
@@ -26,15 +27,9 @@ from kmlib.book.exercises._answers import matches_digest
 pytestmark = pytest.mark.filterwarnings("error")
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "exercises" / "03_kernel_trick.md"
-SELF, FULL = "Self-check passed:", "Correct:"
 
 
-def _both(capsys, call) -> None:
-    """``call(module)`` passes the self-check and the full check, each with its own line."""
-    call(ch03)
-    assert capsys.readouterr().out.startswith(SELF)
-    call(ref)
-    assert capsys.readouterr().out.startswith(FULL)
+_both, _ = self_and_full(ch03, ref)
 
 
 def _rejected(call, full: str, self_check: str | None, *no_leak) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 import _exercise_cells as notebook
 import numpy as np
 import pytest
+from _exercise_cells import FULL, SELF, self_and_full
 from _grading.reference import ch04 as ref
 from sklearn.gaussian_process.kernels import Matern
 
@@ -27,30 +28,9 @@ from kmlib.book.exercises._answers import matches_digest
 pytestmark = pytest.mark.filterwarnings("error")
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "exercises" / "04_kernels.md"
-SELF, FULL = "Self-check passed:", "Correct:"
 
 
-def _both(capsys, call) -> None:
-    """``call(module)`` passes the self-check and the full check, each with its own line."""
-    call(ch04)
-    assert capsys.readouterr().out.startswith(SELF)
-    call(ref)
-    assert capsys.readouterr().out.startswith(FULL)
-
-
-def _rejected(call, full: str, self_check: str | None):
-    """The full check rejects with ``full``; the self-check with ``self_check``, or passes
-    (None: its properties cannot tell this mistake). Returns both messages."""
-    with pytest.raises(AssertionError, match=full) as e:
-        call(ref)
-    messages = [str(e.value)]
-    if self_check is None:
-        call(ch04)
-    else:
-        with pytest.raises(AssertionError, match=self_check) as e:
-            call(ch04)
-        messages.append(str(e.value))
-    return messages
+_both, _rejected = self_and_full(ch04, ref)
 
 
 def _numbers(text):

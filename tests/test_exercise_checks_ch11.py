@@ -19,6 +19,7 @@ from pathlib import Path
 import _exercise_cells as notebook
 import numpy as np
 import pytest
+from _exercise_cells import FULL, SELF, self_and_full
 from _grading.reference import ch11 as ref
 from scipy import optimize, stats
 
@@ -29,30 +30,9 @@ from kmlib.unsupervised import KernelPCA, hsic
 pytestmark = pytest.mark.filterwarnings("error")
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "exercises" / "11_mean_embeddings.md"
-SELF, FULL = "Self-check passed:", "Correct:"
 
 
-def _both(capsys, call) -> None:
-    """``call(module)`` passes the self-check and the full check, each with its own line."""
-    call(ch11)
-    assert capsys.readouterr().out.startswith(SELF)
-    call(ref)
-    assert capsys.readouterr().out.startswith(FULL)
-
-
-def _rejected(call, full: str, self_check: str | None) -> list[str]:
-    """The full check rejects with ``full``; the self-check with ``self_check``, or passes
-    (None: its properties cannot tell this mistake). Returns the messages."""
-    with pytest.raises(AssertionError, match=full) as e:
-        call(ref)
-    messages = [str(e.value)]
-    if self_check is None:
-        call(ch11)
-    else:
-        with pytest.raises(AssertionError, match=self_check) as e:
-            call(ch11)
-        messages.append(str(e.value))
-    return messages
+_both, _rejected = self_and_full(ch11, ref)
 
 
 def _no_leak(message: str, value: float) -> None:

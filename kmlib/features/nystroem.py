@@ -5,13 +5,18 @@ Chapter "Large-scale kernel machines: random features and Nyström".
 from __future__ import annotations
 
 import warnings
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
-from .._estimator_inputs import check_kernel_param, check_symmetric, gram, is_precomputed
+from .._estimator_inputs import (
+    PairwiseTags,
+    check_kernel_param,
+    check_symmetric,
+    gram,
+    is_precomputed,
+)
 from .._linalg import eigh_owned
 from .._typing import KernelFunc, Seed
 from .._validation import (
@@ -37,7 +42,7 @@ __all__ = [
 ]
 
 
-class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class Nystroem(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     r"""Nystroem low-rank feature map from randomly chosen landmark points.
 
     With :math:`m` landmarks :math:`x_{i_1}, \dots, x_{i_m}` drawn uniformly
@@ -85,11 +90,6 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         self.n_components = n_components
         self.random_state = random_state
         self.rtol = rtol
-
-    def __sklearn_tags__(self) -> Any:
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = is_precomputed(self.kernel)
-        return tags
 
     def _gram(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
         if is_precomputed(self.kernel):  # A: rows of the cross Gram matrix

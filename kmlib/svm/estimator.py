@@ -12,9 +12,9 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .._estimator_inputs import (
+    PairwiseTags,
     check_solver_params,
     fit_inputs,
-    is_precomputed,
     prediction_gram,
 )
 from .._linalg import one_blas_thread
@@ -51,7 +51,7 @@ def C_from_lam(lam: float) -> float:
     return 1.0 / (2.0 * lam)
 
 
-class KernelSVM(ClassifierMixin, BaseEstimator):
+class KernelSVM(PairwiseTags, ClassifierMixin, BaseEstimator):
     r"""C-support vector classifier with an intercept, fitted by SMO.
 
     Solves :math:`\max_a \sum_i a_i - \tfrac12\sum_{ij} a_i a_j y_i y_j K_{ij}`
@@ -132,7 +132,6 @@ class KernelSVM(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False  # two classes (see classes_)
-        tags.input_tags.pairwise = is_precomputed(self.kernel)
         return tags
 
     def _check_params(self) -> tuple[float, float, int]:
@@ -172,10 +171,9 @@ class KernelSVM(ClassifierMixin, BaseEstimator):
         w = check_sample_weight(sample_weight, y)
         if w is not None:  # C * w, with inf * 0 = 0 (a point of weight 0 plays no part)
             if not (np.any(w[y > 0] > 0) and np.any(w[y < 0] > 0)):
-                raise ValueError(
-                    "KernelSVM.fit: sample_weight gives no positive weight to "
-                    f"{'any point' if not np.any(w > 0) else 'one of the two classes'}; "
-                    "each class needs a point of positive weight")
+                who = "one of the two classes" if np.any(w > 0) else "any point"
+                raise ValueError(f"KernelSVM.fit: sample_weight gives no positive weight to "
+                                 f"{who}; each class needs a point of positive weight")
             C = np.where(w > 0, C, 0.0) * w
         with one_blas_thread():  # the kernel's blocks of rows are small matrix products
             a, b, objective, n_iter, converged = _smo(rows, y, C, tol, max_iter)

@@ -16,7 +16,13 @@ import scipy.linalg as sla
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
-from .._estimator_inputs import check_kernel_param, gram, is_precomputed, prediction_gram
+from .._estimator_inputs import (
+    PairwiseTags,
+    check_kernel_param,
+    gram,
+    is_precomputed,
+    prediction_gram,
+)
 from .._linalg import dot
 from .._typing import KernelFunc
 from .._validation import (
@@ -38,7 +44,7 @@ from ._common import center_gram
 __all__ = ["KernelPCA"]
 
 
-class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     r"""Kernel PCA, a scikit-learn transformer (``Pipeline``, ``clone``, ``set_output``).
 
     It agrees with :class:`sklearn.decomposition.KernelPCA` (``eigen_solver="dense"``) given
@@ -96,11 +102,6 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         self.kernel = kernel
         self.fit_inverse_transform = fit_inverse_transform
         self.alpha = alpha
-
-    def __sklearn_tags__(self) -> Any:
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = is_precomputed(self.kernel)
-        return tags
 
     def fit(self, X: ArrayLike, y: Any = None) -> "KernelPCA":
         """Centre the Gram matrix of ``X`` (n >= 2 rows) and keep its leading eigenpairs.
