@@ -8,6 +8,7 @@ check cell must raise ``AssertionError``.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,22 @@ def self_and_full(shipped, reference):
         return messages
 
     return both, rejected
+
+
+def assert_sheet_passes_self_then_full(path: Path, shipped, reference, n_calls: int,
+                                       capsys, monkeypatch) -> None:
+    """The sheet at ``path`` with its solutions: its ``n_calls`` check calls each print one
+    self-check line, then, with the full checks put in their place as when grading, one
+    ``Correct:`` line each; with the student stubs (None) every check fails, both times."""
+    cells = code_cells(path)
+    calls = sum(len(re.findall(r"\bcheck_\w+\s*\(", src)) for src in check_sources(cells))
+    assert calls == n_calls
+    run_with_solutions(cells)
+    out = capsys.readouterr().out
+    assert out.count(SELF) == n_calls and FULL not in out
+    assert_checks_fail_with_none_stubs(cells)
+    for name in [n for n in shipped.__all__ if n.startswith("check_")]:
+        monkeypatch.setattr(shipped, name, getattr(reference, name))
+    run_with_solutions(cells)
+    assert capsys.readouterr().out.count(FULL) == n_calls
+    assert_checks_fail_with_none_stubs(cells)

@@ -16,7 +16,7 @@ from pathlib import Path
 import _exercise_cells as notebook
 import numpy as np
 import pytest
-from _exercise_cells import FULL, SELF, self_and_full
+from _exercise_cells import SELF, self_and_full
 from _grading.reference import ch01 as ref
 from sklearn.linear_model import Ridge
 
@@ -276,16 +276,4 @@ def test_the_self_checks_hashes_are_the_sheets_answers(Z, wls):
 def test_notebook_passes_self_checks_and_full_checks_and_stubs_fail(capsys, monkeypatch):
     """Solution notebook: every check passes, the self-checks and then, in their place as
     when grading, the full checks. Student stubs (None): every check fails."""
-    cells = notebook.code_cells(NOTEBOOK)
-    checks = notebook.check_sources(cells)
-    n_checks = sum(src.count("ch01.check_") for src in checks)
-    assert n_checks == 7
-    notebook.run_with_solutions(cells)
-    out = capsys.readouterr().out
-    assert out.count(SELF) == n_checks and FULL not in out
-    notebook.assert_checks_fail_with_none_stubs(cells)
-    for name in ch01.__all__:
-        monkeypatch.setattr(ch01, name, getattr(ref, name))
-    notebook.run_with_solutions(cells)
-    assert capsys.readouterr().out.count(FULL) == n_checks
-    notebook.assert_checks_fail_with_none_stubs(cells)
+    notebook.assert_sheet_passes_self_then_full(NOTEBOOK, ch01, ref, 7, capsys, monkeypatch)

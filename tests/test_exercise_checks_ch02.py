@@ -19,7 +19,7 @@ import _exercise_cells as notebook
 import numpy as np
 import pytest
 import scipy.optimize
-from _exercise_cells import FULL, SELF, self_and_full
+from _exercise_cells import SELF, self_and_full
 from _grading.reference import ch02 as ref
 from sklearn.linear_model import Ridge
 from sklearn.model_selection import LeaveOneOut, cross_val_predict
@@ -313,16 +313,4 @@ def test_the_self_checks_hashes_are_the_sheets_answers(sheet_stacking, sheet_loo
 def test_notebook_passes_self_checks_and_full_checks_and_stubs_fail(capsys, monkeypatch):
     """Solution notebook: every check passes, the self-checks and then, in their place as
     when grading, the full checks. Student stubs (None): every check fails."""
-    cells = notebook.code_cells(NOTEBOOK)
-    checks = notebook.check_sources(cells)
-    n_checks = sum(src.count("ch02.check_") for src in checks)
-    assert n_checks == 9
-    notebook.run_with_solutions(cells)
-    out = capsys.readouterr().out
-    assert out.count(SELF) == n_checks and FULL not in out
-    notebook.assert_checks_fail_with_none_stubs(cells)
-    for name in ch02.__all__:
-        monkeypatch.setattr(ch02, name, getattr(ref, name))
-    notebook.run_with_solutions(cells)
-    assert capsys.readouterr().out.count(FULL) == n_checks
-    notebook.assert_checks_fail_with_none_stubs(cells)
+    notebook.assert_sheet_passes_self_then_full(NOTEBOOK, ch02, ref, 9, capsys, monkeypatch)

@@ -17,7 +17,7 @@ from pathlib import Path
 import _exercise_cells as notebook
 import numpy as np
 import pytest
-from _exercise_cells import FULL, SELF, self_and_full
+from _exercise_cells import self_and_full
 from _grading.reference import ch03 as ref
 
 from kmlib.book import kernel_trick as kt
@@ -315,15 +315,4 @@ def test_the_self_checks_hashes_are_the_sheets_answers(tall, cut_problem, kdata)
 def test_notebook_passes_self_checks_and_full_checks_and_stubs_fail(capsys, monkeypatch):
     """Solution notebook: every check passes, the self-checks and then, in their place as
     when grading, the full checks. Student stubs (None): every check fails."""
-    cells = notebook.code_cells(NOTEBOOK)
-    checks = notebook.check_sources(cells)
-    assert len(checks) == 6
-    notebook.run_with_solutions(cells)
-    out = capsys.readouterr().out
-    assert out.count(SELF) == 7 and FULL not in out
-    notebook.assert_checks_fail_with_none_stubs(cells)
-    for name in ch03.__all__:
-        monkeypatch.setattr(ch03, name, getattr(ref, name))
-    notebook.run_with_solutions(cells)
-    assert capsys.readouterr().out.count(FULL) == 7
-    notebook.assert_checks_fail_with_none_stubs(cells)
+    notebook.assert_sheet_passes_self_then_full(NOTEBOOK, ch03, ref, 7, capsys, monkeypatch)

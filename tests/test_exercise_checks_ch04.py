@@ -302,16 +302,4 @@ def test_the_self_checks_hashes_are_the_sheets_answers():
 def test_notebook_passes_self_checks_and_full_checks_and_stubs_fail(capsys, monkeypatch):
     """Solution notebook: every check passes, the self-checks and then, in their place as
     when grading, the full checks. Student stubs (None): every check fails."""
-    cells = notebook.code_cells(NOTEBOOK)
-    checks = notebook.check_sources(cells)
-    n_checks = sum(src.count("ch04.check_") for src in checks)
-    assert n_checks == 6
-    notebook.run_with_solutions(cells)
-    out = capsys.readouterr().out
-    assert out.count(SELF) == n_checks and FULL not in out
-    notebook.assert_checks_fail_with_none_stubs(cells)
-    for name in [n for n in ch04.__all__ if n.startswith("check_")]:
-        monkeypatch.setattr(ch04, name, getattr(ref, name))
-    notebook.run_with_solutions(cells)
-    assert capsys.readouterr().out.count(FULL) == n_checks
-    notebook.assert_checks_fail_with_none_stubs(cells)
+    notebook.assert_sheet_passes_self_then_full(NOTEBOOK, ch04, ref, 6, capsys, monkeypatch)

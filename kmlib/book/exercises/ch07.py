@@ -203,7 +203,7 @@ def _fold_pairs(split: Any, n: int, name: str) -> list[tuple[np.ndarray, np.ndar
     except (ValueError, TypeError) as exc:
         raise AssertionError(f"{name} must be a list of (train_idx, test_idx) pairs, for "
                              "example list(KFold(5).split(X))") from exc
-    if len(pairs) - 5:
+    if len(pairs) != 5:
         raise AssertionError(f"{name} has {len(pairs)} folds; the exercise asks for 5-fold CV")
     every = np.arange(n)
     if not np.array_equal(np.sort(np.concatenate([test for _, test in pairs])), every):

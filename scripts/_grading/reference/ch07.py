@@ -20,6 +20,7 @@ from scipy import linalg
 from kmlib import kernels
 from kmlib.book import rates
 from kmlib.book.exercises._answers import answer_array, answer_scalar
+from kmlib.book.exercises.ch07 import _fold_pairs  # a split's validation, as in the self-check
 
 __all__ = [
     "check_bias",
@@ -200,26 +201,6 @@ def _smoothness_data(seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
             (np.asarray(X1, float).reshape(-1, 1), np.asarray(y1, float))]
 
 
-def _check_split(split: Any, n: int, name: str) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Validate a v-fold split given as (train_idx, test_idx) pairs; return it as int arrays."""
-    try:
-        pairs = [(np.asarray(tr, dtype=int).ravel(), np.asarray(te, dtype=int).ravel())
-                 for tr, te in split]
-    except (TypeError, ValueError) as exc:
-        raise AssertionError(f"{name} must be a list of (train_idx, test_idx) pairs, for "
-                             "example list(KFold(5).split(X))") from exc
-    if len(pairs) != 5:
-        raise AssertionError(f"{name} has {len(pairs)} folds; the exercise asks for 5-fold CV")
-    tests = np.sort(np.concatenate([te for _, te in pairs]))
-    if not np.array_equal(tests, np.arange(n)):
-        raise AssertionError(f"the test folds of {name} must cover each of the {n} points once")
-    for tr, te in pairs:
-        if not np.array_equal(np.sort(np.concatenate([tr, te])), np.arange(n)):
-            raise AssertionError(f"in {name}, each training fold must be the complement of its "
-                                 "test fold")
-    return pairs
-
-
 def _brute_cv_choice(X: np.ndarray, y: np.ndarray, nu: float, ells: np.ndarray,
                      lams: np.ndarray, pairs: list) -> tuple[np.ndarray, tuple[int, int]]:
     """CV errors by explicit Cholesky refits on every fold for every (ell, lam); the argmin."""
@@ -271,7 +252,7 @@ def check_smoothness_mse(mse_new: Any, splits: Any = None, nu: float = 1.5, seed
     ref, ref_book = np.empty(2), np.empty(2)
     for a, (X, y) in enumerate(data):
         book = list(resolve_folds(5, y.shape[0]))
-        pairs = book if splits[a] is None else _check_split(splits[a], y.shape[0], f"splits[{a}]")
+        pairs = book if splits[a] is None else _fold_pairs(splits[a], y.shape[0], f"splits[{a}]")
         cv, (i, j) = _brute_cv_choice(X, y, nu, ells, lams, pairs)
         # any pair whose CV error ties the minimum (to rounding) is an equally valid choice
         ties = np.argwhere(cv <= cv[i, j] * (1 + 1e-9))
