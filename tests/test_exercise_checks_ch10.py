@@ -252,7 +252,7 @@ def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys, mo
     cells = notebook.code_cells(NOTEBOOK)
     checks = notebook.check_sources(cells)
     calls = sum(src.count("ch10.check_") for src in checks)
-    assert len(checks) >= 3 and calls == 4
+    assert len(checks) >= 3 and calls == 5
     notebook.run_with_solutions(cells)
     out = capsys.readouterr().out
     assert out.count("Self-check passed:") == calls and "Correct:" not in out
@@ -262,3 +262,42 @@ def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys, mo
     notebook.run_with_solutions(cells)
     assert capsys.readouterr().out.count("Correct:") == calls
     notebook.assert_checks_fail_with_none_stubs(cells)
+
+
+# --------------------------------------------------------------------------- #
+# the geodesic distance on the circle
+# --------------------------------------------------------------------------- #
+QUARTER = np.array([0.0, 0.5, 1.0, 1.5]) * np.pi
+ALTERNATE = np.array([1.0, -1.0, 1.0, -1.0])
+
+
+def test_circle_witness_closed_form():
+    """Four points a quarter turn apart: c^T D^2 c = 2 pi^2 and the eigenvalue of
+    exp(-t D^2) for c is 1 - 2a + b, a = exp(-t pi^2 / 4), b = exp(-t pi^2)."""
+    gap = np.abs(QUARTER[:, None] - QUARTER[None, :])
+    D2 = np.minimum(gap, 2 * np.pi - gap) ** 2
+    assert np.isclose(ALTERNATE @ D2 @ ALTERNATE, 2 * np.pi**2, rtol=1e-12)
+    lam = 1 - 2 * np.exp(-0.1 * np.pi**2 / 4) + np.exp(-0.1 * np.pi**2)
+    assert np.isclose(np.linalg.eigvalsh(np.exp(-0.1 * D2))[0], lam, rtol=1e-10) and lam < -0.1
+
+
+@BOTH
+def test_circle_witness_accepts_a_counterexample(module, capsys):
+    module.check_circle_witness(QUARTER + 0.3, ALTERNATE * 2.5, 0.1)   # rotated and rescaled
+    _passed(module, capsys)
+
+
+@BOTH
+@pytest.mark.parametrize("theta, c, t, hint", [
+    (QUARTER, np.zeros(4), 0.1, "zero vector"),
+    (QUARTER, np.array([1.0, -1.0, 1.0, 0.0]), 0.1, "sum to zero"),
+    (QUARTER, np.array([1.0, 1.0, -1.0, -1.0]), 0.1, "not positive"),   # a junk direction
+    (np.array([0.0, 0.1, 0.2, 0.3]), ALTERNATE, 0.1, "not positive"),  # an arc: d is Euclidean
+    (QUARTER, ALTERNATE, 10.0, "no eigenvalue"),                        # too large t here
+    (QUARTER, ALTERNATE, -0.1, "positive number"),
+    (None, ALTERNATE, 0.1, "None"),
+])
+def test_circle_witness_rejects_junk(module, theta, c, t, hint):
+    with pytest.raises(AssertionError, match=hint) as excinfo:
+        module.check_circle_witness(theta, c, t)
+    _no_leak(excinfo)

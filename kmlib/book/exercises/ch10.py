@@ -28,6 +28,7 @@ __all__ = [
     "check_witness",
     "check_exp_power_min_eigs",
     "check_embedding",
+    "check_circle_witness",
 ]
 
 #: The six candidate functions of the "negative definite or not" exercise, in order.
@@ -161,8 +162,8 @@ def check_witness(c_bad: Any, x: Any) -> None:
     if float(c @ quartic @ c) <= 1e-10 * size**2 * max(1.0, float(quartic.max())):
         raise AssertionError(
             "c_bad^T K c_bad is not positive, so `c_bad` does not show that (x - x')^4 fails to "
-            "be NDS; try the second-difference pattern (1, -2, 1) on three consecutive points, "
-            "or the top eigenvector of the restricted matrix mapped back by B"
+            "be NDS; look for a direction in which the restricted matrix B^T K B is positive "
+            "and map it back by B"
         )
     _passed("c_bad sums to zero and c_bad^T K c_bad > 0 for (x - x')^4")
 
@@ -259,3 +260,52 @@ def check_embedding(Phi: Any, X: Any) -> None:
         "build K' = k(x, x0) + k(x', x0) - k(x, x') - k(x0, x0), factor it as U diag(d) U^T "
         "and take U diag(sqrt(d / 2))"
     )
+
+
+# --------------------------------------------------------------------------- #
+# exercise: the geodesic distance on the circle
+# --------------------------------------------------------------------------- #
+def _geodesic_sq(theta: np.ndarray) -> np.ndarray:
+    gap = np.abs(np.subtract.outer(theta, theta)) % (2.0 * np.pi)
+    return np.minimum(gap, 2.0 * np.pi - gap) ** 2
+
+
+def check_circle_witness(theta_bad: Any, c_circle: Any, t_bad: Any) -> None:
+    """Self-check the student's counterexample for the squared geodesic distance.
+
+    The answer is a choice of data, so the properties are the whole answer: ``c_circle``
+    is non-zero and sums to zero, ``c^T D^2 c > 0`` for the squared geodesic distances of
+    the angles ``theta_bad``, and the Gram matrix of ``exp(-t_bad d^2)`` on those angles is
+    not positive semidefinite (``G + 1e-8 I`` has no Cholesky factor).
+    """
+    if theta_bad is None:
+        raise AssertionError("`theta_bad` is None: assign your angles to `theta_bad` first")
+    try:
+        theta = np.asarray(theta_bad, dtype=float)
+    except (TypeError, ValueError):
+        raise AssertionError("`theta_bad` must be an array of numbers") from None
+    if not np.all(np.isfinite(theta)):
+        raise AssertionError("`theta_bad` must hold finite numbers")
+    if theta.ndim != 1 or theta.size < 2:
+        raise AssertionError("`theta_bad` must be a 1-D array of at least two angles; got shape "
+                             f"{theta.shape}")
+    c = answer_array(c_circle, "c_circle", theta.shape)
+    size = float(np.sqrt(c @ c))
+    if not size > 0.0:
+        raise AssertionError("`c_circle` is the zero vector; a witness must be non-zero")
+    if abs(float(np.sum(c))) > 1e-10 * size * np.sqrt(c.size):
+        raise AssertionError("`c_circle` must sum to zero; the definition of NDS only "
+                             "constrains zero-sum coefficient vectors")
+    D2 = _geodesic_sq(theta)
+    if float(c @ D2 @ c) <= 1e-10 * size**2 * np.pi**2:
+        raise AssertionError("c_circle^T D^2 c_circle is not positive for the squared geodesic "
+                             "distances of `theta_bad` (up to 1e-10 of its scale), so this pair "
+                             "does not show that d^2 fails to be NDS")
+    t = float(answer_array(t_bad, "t_bad", ()))
+    if not t > 0.0:
+        raise AssertionError("`t_bad` must be a positive number")
+    if _positive_definite(np.exp(-t * D2) + 1e-8 * np.eye(theta.size)):
+        raise AssertionError("the Gram matrix of exp(-t_bad d^2) on `theta_bad` has no eigenvalue "
+                             "below -1e-8; which values of t does the proof of Schoenberg's "
+                             "theorem say must fail?")
+    _passed("c_circle sums to zero, c^T D^2 c > 0, and exp(-t_bad d^2) has a negative eigenvalue")

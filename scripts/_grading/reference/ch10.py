@@ -30,6 +30,7 @@ __all__ = [
     "check_witness",
     "check_exp_power_min_eigs",
     "check_embedding",
+    "check_circle_witness",
 ]
 
 _NDS_TOL = 1e-9
@@ -119,8 +120,8 @@ def check_witness(c_bad: Any, x: Any) -> None:
     if q <= 1e-10 * norm**2 * scale:
         raise AssertionError(
             "c_bad^T K c_bad is not positive, so `c_bad` does not show that (x - x')^4 fails to "
-            "be NDS; try the second-difference pattern (1, -2, 1) on three consecutive points, "
-            "or the top eigenvector of the restricted matrix mapped back by B"
+            "be NDS; look for a direction in which the restricted matrix B^T K B is positive "
+            "and map it back by B"
         )
     print(f"Correct: the zero-sum vector gives c^T K c = {q:.4g} > 0, so (x - x')^4 is not NDS.")
 
@@ -211,3 +212,44 @@ def check_embedding(Phi: Any, X: Any) -> None:
         "build K' = k(x, x0) + k(x', x0) - k(x, x') - k(x0, x0), factor it as U diag(d) U^T "
         "and take U diag(sqrt(d / 2))"
     )
+
+
+# --------------------------------------------------------------------------- #
+# exercise: the geodesic distance on the circle
+# --------------------------------------------------------------------------- #
+def check_circle_witness(theta_bad: Any, c_circle: Any, t_bad: Any) -> None:
+    """Check the student's counterexample for the squared geodesic distance on the circle.
+
+    The answer is data the student chooses, so the check verifies the choice. Reference
+    route: geodesic distances from the angle of ``exp(i (theta_i - theta_j))`` (no modular
+    arithmetic) and the smallest eigenvalue from LAPACK's ``eigh``.
+    """
+    if theta_bad is None:
+        raise AssertionError("`theta_bad` is None: assign your angles to `theta_bad` first")
+    try:
+        theta = np.asarray(theta_bad, dtype=float)
+    except (TypeError, ValueError):
+        raise AssertionError("`theta_bad` must be an array of numbers") from None
+    if not np.all(np.isfinite(theta)):
+        raise AssertionError("`theta_bad` must hold finite numbers")
+    if theta.ndim != 1 or theta.size < 2:
+        raise AssertionError("`theta_bad` must be a 1-D array of at least two angles")
+    c = answer_array(c_circle, "c_circle", theta.shape)
+    norm = float(np.linalg.norm(c))
+    if norm == 0.0:
+        raise AssertionError("`c_circle` is the zero vector; a witness must be non-zero")
+    if abs(float(c.sum())) > 1e-10 * norm * np.sqrt(c.size):
+        raise AssertionError("`c_circle` must sum to zero")
+    D2 = np.abs(np.angle(np.exp(1j * np.subtract.outer(theta, theta)))) ** 2
+    quad = float(c @ D2 @ c)
+    if quad <= 1e-10 * norm**2 * np.pi**2:
+        raise AssertionError("c_circle^T D^2 c_circle is not positive for the squared geodesic "
+                             "distances of `theta_bad`")
+    t = float(answer_array(t_bad, "t_bad", ()))
+    if not t > 0.0:
+        raise AssertionError("`t_bad` must be a positive number")
+    low = float(linalg.eigh(np.exp(-t * D2), eigvals_only=True, subset_by_index=[0, 0])[0])
+    if low >= -1e-8:
+        raise AssertionError("the Gram matrix of exp(-t_bad d^2) on `theta_bad` has no eigenvalue "
+                             "below -1e-8")
+    print(f"Correct: c^T D^2 c = {quad:.4g} > 0 and exp(-t d^2) has the eigenvalue {low:.3g} < 0.")
