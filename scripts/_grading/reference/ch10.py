@@ -205,12 +205,12 @@ def check_embedding(Phi: Any, X: Any) -> None:
     if np.allclose(D2, 2 * K, atol=2 * tol):
         raise AssertionError(
             "the squared distances are twice the kernel: ||Phi'(x) - Phi'(x')||^2 = 2 k(x, x'), "
-            "so divide the feature map of K' by sqrt(2)"
+            "so factor -Q K Q / 2 (not -Q K Q), with Q the centring matrix"
         )
     raise AssertionError(
         "the squared distances between the rows of `Phi` do not reproduce ||x_i - x_j||_1; "
-        "build K' = k(x, x0) + k(x', x0) - k(x, x') - k(x0, x0), factor it as U diag(d) U^T "
-        "and take U diag(sqrt(d / 2))"
+        "factor -Q K Q / 2 = U diag(d) U^T with Q = I - 1 1^T / n and K the l1 distance "
+        "matrix, and take U diag(sqrt(d)) over the positive d"
     )
 
 
