@@ -119,7 +119,8 @@ def test_check_kpca_rejects_mistakes(kpca):
             ((Zt * np.sqrt(n), Zn), "factor", "n nu_l"),
             ((Zt[:, ::-1], Zn[:, ::-1]), "wrong order", "decreasing"),
             ((Zt, raw_new), "raw kernel vectors", "TRAINING means"),
-            ((Zt, Zn * np.array([1.0, -1.0])), "opposite sign", None),
+            ((Zt, Zn * np.array([1.0, -1.0])), "opposite sign", "opposite sign"),
+            ((Zt * np.array([-1.0, 1.0]), Zn), "opposite sign", "opposite sign"),
             ((Zt[:30], Zn), "shape", "shape"),
             ((None, Zn), "None", "None")]:
         _rejected(lambda m, args=args: m.check_kpca(*args), full, self_match)
@@ -179,9 +180,9 @@ def hsic_answer():
 
 
 def test_check_hsic_accepts_the_library_route(hsic_answer, capsys):
-    stat, _, p = hsic_answer
-    _both(capsys, lambda m: m.check_hsic_test(stat, p))
-    _both(capsys, lambda m: m.check_hsic_test(np.float64(stat), float(p)))
+    stat, null, p = hsic_answer
+    _both(capsys, lambda m: m.check_hsic_test(stat, null, p))
+    _both(capsys, lambda m: m.check_hsic_test(np.float64(stat), list(null), float(p)))
 
 
 def test_check_hsic_rejects_mistakes(hsic_answer):
@@ -189,16 +190,125 @@ def test_check_hsic_rejects_mistakes(hsic_answer):
     x, y, perms, sx, sy = ch11.hsic_data()
     n, B = len(x), len(perms)
     uncentred = float(np.sum(kernels.gaussian(sx)(x) * kernels.gaussian(sy)(y))) / n**2
+    kx, ky = kernels.gaussian(sx), kernels.gaussian(sy)
+    both_permuted = np.full(B, stat)                       # permuting x and y together
     for args, full, self_match in [
-            ((stat * n**2 / (n - 1) ** 2, p), "\\(n - 1\\)\\^2", "\\(n - 1\\)\\^2"),
-            ((uncentred, p), "uncentred", "not recognised"),
-            ((stat, np.sum(null >= stat) / B), "counts the observed", "multiple of"),
-            ((stat, (1 + np.sum(null <= stat)) / (B + 1)), "AT LEAST", "not recognised"),
-            ((stat, 1.0), "Permute y only", "not recognised"),
-            ((-stat, p), "not tr", "negative"),
-            ((None, p), "None", "None"), ((stat, None), "None", "None")]:
+            ((stat * n**2 / (n - 1) ** 2, null * n**2 / (n - 1) ** 2, p), "\\(n - 1\\)\\^2",
+             "\\(n - 1\\)\\^2"),
+            ((uncentred, null, 1 / (B + 1)), "uncentred", "not recognised"),
+            ((stat, null, np.sum(null >= stat) / B), "counts the observed", "not \\(1 \\+"),
+            ((stat, null, (1 + np.sum(null <= stat)) / (B + 1)), "AT LEAST", "not \\(1 \\+"),
+            ((stat, both_permuted, 1.0), "null_hsic is not", "null_hsic is not"),
+            ((stat, null[::-1], p), "null_hsic is not", None),   # same p: the order is immaterial
+            ((stat, np.zeros(B), 1 / (B + 1)), "null_hsic is not", "null_hsic is not"),
+            ((stat, null * n**2, (1 + np.sum(null * n**2 >= stat)) / (B + 1)), "null_hsic is not",
+             "null_hsic is not"),
+            ((-stat, null, p), "not tr", "negative"),
+            ((None, null, p), "None", "None"), ((stat, None, p), "None", "None"),
+            ((stat, null, None), "None", "None")]:
         for message in _rejected(lambda m, args=args: m.check_hsic_test(*args), full, self_match):
             _no_leak(message, stat)
+    # the reference's null values are kmlib's, computed here independently of both checkers
+    assert np.allclose(null, [hsic(x, y[q], kernel_x=kx, kernel_y=ky) for q in perms[:3]] +
+                       list(null[3:]), rtol=1e-12)
+
+
+def test_p_value_self_check_is_not_an_oracle(hsic_answer):
+    """Brute force: the p-value takes only B + 1 = 200 values, so the self-check must not
+    recognise it on its own. With any null vector other than the right one, no candidate
+    p passes; with the right statistic and null vector (the work of the exercise), exactly
+    the p-value that follows from them passes."""
+    stat, null, p = hsic_answer
+    B = len(null)
+    candidates = [(1 + c) / (B + 1) for c in range(B + 1)]
+    for junk in (np.zeros(B), np.full(B, 1.5 * stat), np.linspace(0, 2 * stat, B), null * 1.01):
+        for q in candidates:
+            with pytest.raises(AssertionError):
+                ch11.check_hsic_test(stat, junk, q)
+    passing = []
+    for q in candidates:
+        try:
+            ch11.check_hsic_test(stat, null, q)
+        except AssertionError:
+            continue
+        passing.append(q)
+    assert passing == [pytest.approx(p)]
+
+
+# --------------------------------------------------------------------------- #
+# energy distance and the anchored kernel
+# --------------------------------------------------------------------------- #
+@pytest.fixture(scope="module")
+def energy_answer():
+    """Reference: scipy-free double sums for the energy distance; kmlib's V-statistic with the
+    anchored kernel of the Euclidean distance, anchored at the last point of y."""
+    x, y = ch11.energy_data()
+    d = lambda a, b: np.linalg.norm(a[:, None, :] - b[None, :, :], axis=2)  # noqa: E731
+    e = 2 * d(x, y).mean() - d(x, x).mean() - d(y, y).mean()
+    x0 = y[-1:]
+    def anchored(a, b=None):
+        b = a if b is None else b
+        return d(a, x0) + d(b, x0).T - d(a, b)
+
+    from kmlib.unsupervised import mmd2
+    v = mmd2(x, y, kernel=anchored)
+    return e, v
+
+
+def test_energy_identity_holds(energy_answer):
+    e, v = energy_answer
+    assert np.isclose(e, v, rtol=1e-10) and e > 0
+
+
+def test_check_energy_accepts_the_answer(energy_answer, capsys):
+    e, v = energy_answer
+    _both(capsys, lambda m: m.check_energy(e, v))
+
+
+def test_check_energy_rejects_mistakes(energy_answer):
+    e, v = energy_answer
+    x, y = ch11.energy_data()
+    d = lambda a, b: np.linalg.norm(a[:, None, :] - b[None, :, :], axis=2)  # noqa: E731
+    offdiag = lambda D: (D.sum() - np.trace(D)) / (len(D) * (len(D) - 1))    # noqa: E731
+    no_diag = 2 * d(x, y).mean() - offdiag(d(x, x)) - offdiag(d(y, y))
+    for args, full, self_match in [
+            ((e / 2, v / 2), "half", "not recognised"),
+            ((no_diag, no_diag), "not the sample energy", "not recognised"),
+            ((e, v * 1.01), "mmd2_anchor", "differ"),
+            ((-e, -v), "not the sample energy", "negative"),
+            ((None, v), "None", "None")]:
+        for message in _rejected(lambda m, args=args: m.check_energy(*args), full, self_match):
+            _no_leak(message, e)
+
+
+# --------------------------------------------------------------------------- #
+# a McDiarmid test
+# --------------------------------------------------------------------------- #
+@pytest.fixture(scope="module")
+def mcd_answer():
+    """Reference: the closed-form threshold; kmlib's unbiased mmd2."""
+    from kmlib.unsupervised import mmd2
+    x, y = ch11.mcd_data()
+    return np.sqrt(16 * np.log(20) / 100), mmd2(x, y, kernel=kernels.gaussian(1.0), unbiased=True)
+
+
+def test_check_mcdiarmid_accepts_the_answer(mcd_answer, capsys):
+    _both(capsys, lambda m: m.check_mcdiarmid(*mcd_answer))
+
+
+def test_check_mcdiarmid_rejects_mistakes(mcd_answer):
+    e, u = mcd_answer
+    from kmlib.unsupervised import mmd2
+    x, y = ch11.mcd_data()
+    v = mmd2(x, y, kernel=kernels.gaussian(1.0))
+    for args, full, self_match in [
+            ((e, v), "u_stat", "not recognised"),             # the biased statistic
+            ((e / 2, u), "half", None),          # the threshold's value is left to the full check
+            ((-e, u), "eps_mcd", "positive"),
+            ((e, None), "None", "None")]:
+        for message in _rejected(lambda m, args=args: m.check_mcdiarmid(*args), full, self_match):
+            _no_leak(message, u)
+            _no_leak(message, e)
 
 
 # --------------------------------------------------------------------------- #
@@ -211,7 +321,10 @@ def test_the_self_checks_hashes_are_the_sheets_answers(gaussian_mmd, kpca, width
     assert all(ch11._known(v, f"Z_train:nu{i}") for i, v in enumerate(nu))
     assert all(ch11._known(v, f"Z_new:col{i}") for i, v in enumerate(np.sum(Zn**2, axis=0)))
     assert ch11._known(width[0], "sigma_best") and ch11._known(width[1], "mmd2_best")
-    assert ch11._known(hsic_answer[0], "hsic_stat") and ch11._known(hsic_answer[2], "p_value")
+    assert ch11._known(hsic_answer[0], "hsic_stat")
+    assert ch11._known(float(np.sum(hsic_answer[1])), "null_hsic:sum")
+    assert ch11._known(float(np.max(hsic_answer[1])), "null_hsic:max")
+    assert "p_value" not in ch11.DIGESTS                   # 200 candidates: never a digest
 
 
 def test_hsic_null_values_are_well_separated_from_the_statistic(hsic_answer):
@@ -223,4 +336,4 @@ def test_hsic_null_values_are_well_separated_from_the_statistic(hsic_answer):
 def test_notebook_passes_self_checks_and_full_checks_and_stubs_fail(capsys, monkeypatch):
     """Solution notebook: every check passes, the self-checks and then, in their place as
     when grading, the full checks. Student stubs (None): every check fails."""
-    notebook.assert_sheet_passes_self_then_full(NOTEBOOK, ch11, ref, 4, capsys, monkeypatch)
+    notebook.assert_sheet_passes_self_then_full(NOTEBOOK, ch11, ref, 6, capsys, monkeypatch)

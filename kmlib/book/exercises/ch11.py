@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from kmlib import kernels
 from kmlib.datasets import two_moons
 
 from ._answers import answer_array, answer_scalar, matches_digest
@@ -25,10 +26,14 @@ __all__ = [
     "kpca_data",
     "width_data",
     "hsic_data",
+    "energy_data",
+    "mcd_data",
     "check_gaussian_mmd",
     "check_kpca",
     "check_width",
     "check_hsic_test",
+    "check_energy",
+    "check_mcdiarmid",
 ]
 
 GRADED = "the full check runs when the sheet is graded"
@@ -42,7 +47,10 @@ DIGESTS = {
     "sigma_best": "dfaa33a4c092ff9f63a0629a14923db2bb21f4bf2580236dd34fed8a4661a61a",
     "mmd2_best": "f0681b298eae7335ca0f747b38a7ac3dab5d678b4e3bd9ca04e58a643d70eea8",
     "hsic_stat": "caf7307090a6c63a603b6ad6c3c8ac86876bdce60f7082d7e4a32d5cef3b967d",
-    "p_value": "123c5249d34cdbff39c9775e26da5037d7ed6c923fb8126c44017efbfc62c6eb",
+    "null_hsic:sum": "72810b0eceb9416e7f8239a37b7cf8ae7f15759c376c4fc02093993f7017a518",
+    "null_hsic:max": "71501bbeb817dca8e97ae19ea55028faf9f25d48f7bb97f640cc2f168ac43fb6",
+    "energy": "ebeb00a53d718f007781e93843316cfbd68e1e353c7c002d71fa4d0769d88862",
+    "u_stat": "e1fbf41cbb17fa52d856ba6c951d7442c15a6a3ebb26358d8443d914f63f0e87",
 }
 DIGITS = {"sigma_best": 4}
 
@@ -130,6 +138,14 @@ def check_kpca(Z_train: Any, Z_new: Any) -> None:
         raise AssertionError("Z_new is not recognised: centre the kernel vectors of the new "
                              "points with the TRAINING means, k~_x = Q (k_x - K 1 / n), then "
                              "multiply by alpha_l = a_l / sqrt(nu_l)")
+    # signs: with alpha_l = Z_train[:, l] / nu_l taken from the student's own training scores,
+    # the new scores (k_x - K 1 / n)^T alpha_l must point the same way as Z_new[:, l]
+    k = kernels.gaussian(kpca_data()[2])
+    implied = (k(X_new, X) - k(X).mean(axis=0)) @ (Zt / nu)
+    if np.any(np.sum(Zn * implied, axis=0) <= 0):
+        raise AssertionError("Z_new has the opposite sign from Z_train in some column: the "
+                             "sign of each component is free, but the new points must use the "
+                             "same alpha_l as the training points")
     print(f"Self-check passed: centred, orthogonal training scores with the right eigenvalues, "
           f"and recognised scores of the new points ({GRADED}).")
 
@@ -179,20 +195,29 @@ def hsic_data() -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
     return x, y, perms, 0.5, 0.5
 
 
-def check_hsic_test(hsic_stat: Any, p_value: Any) -> None:
-    """Self-check of the biased HSIC statistic and its permutation p-value.
+def check_hsic_test(hsic_stat: Any, null_hsic: Any, p_value: Any) -> None:
+    """Self-check of the biased HSIC statistic, its permutation null and the p-value.
 
-    Properties: the statistic is nonnegative (a squared MMD) and matches the hash, also
-    after the usual rescalings are undone; the p-value has the form ``(1 + c) / (1 + B)``
-    with an integer ``0 <= c <= B`` and matches its hash.
+    Properties: the statistic and every null value are nonnegative (squared MMDs); the
+    statistic, and the sum and the largest of the null values, match their hashes (also
+    after the usual rescalings are undone); the p-value is ``(1 + c) / (1 + B)`` with ``c``
+    the number of the student's own null values at or above the student's statistic. The
+    p-value itself is never compared with a hidden value.
     """
     x, _, perms, _, _ = hsic_data()
     n, B = len(x), len(perms)
     s = answer_scalar(hsic_stat, "hsic_stat")
+    null = answer_array(null_hsic, "null_hsic", (B,))
     p = answer_scalar(p_value, "p_value")
-    if s < 0:
-        raise AssertionError("the biased HSIC tr(K Q L Q) / n^2 is a squared MMD: it cannot be "
-                             "negative")
+    if s < 0 or np.any(null < 0):
+        raise AssertionError("the biased HSIC tr(K Q L Q) / n^2 is a squared MMD: neither "
+                             "`hsic_stat` nor a value of `null_hsic` can be negative")
+    tol = 1e-9 * s
+    low = (1 + int(np.sum(null >= s + tol))) / (B + 1)        # ties within round-off may go
+    high = (1 + int(np.sum(null >= s - tol))) / (B + 1)       # either way
+    if not low - 1e-12 <= p <= high + 1e-12 or abs(p * (B + 1) - round(p * (B + 1))) > 1e-9:
+        raise AssertionError(f"p_value is not (1 + #{{b : null_hsic[b] >= hsic_stat}}) / (1 + B) "
+                             f"with B = {B}, computed from your own `null_hsic` and `hsic_stat`")
     if not _known(s, "hsic_stat"):
         if _known(s * (n - 1) ** 2 / n**2, "hsic_stat"):
             raise AssertionError("you divided by (n - 1)^2; the book's biased HSIC is "
@@ -201,12 +226,69 @@ def check_hsic_test(hsic_stat: Any, p_value: Any) -> None:
             raise AssertionError("divide the trace by n^2")
         raise AssertionError("hsic_stat is not recognised: tr(K Q L Q) / n^2 with Gaussian "
                              "kernels of width 0.5 on x and on y, and Q = I - 11^T / n")
-    count = p * (B + 1) - 1
-    if p <= 0 or abs(count - round(count)) > 1e-9 or not 0 <= round(count) <= B:
-        raise AssertionError(f"a permutation p-value is (1 + #{{b : null_b >= observed}}) / "
-                             f"(1 + B) with B = {B}: at least 1 / {B + 1}, and a multiple of "
-                             f"1 / {B + 1}")
-    if not _known(p, "p_value"):
-        raise AssertionError("p_value is not recognised: the null values are the statistic of "
-                             "(x, y[perm]) for each of the given permutations, keeping x fixed")
-    print(f"Self-check passed: hsic_stat and p_value are recognised ({GRADED}).")
+    if not (_known(float(np.sum(null)), "null_hsic:sum")
+            and _known(float(np.max(null)), "null_hsic:max")):
+        raise AssertionError("null_hsic is not recognised: null_hsic[b] is the statistic of "
+                             "(x, y[perms[b]]), with x fixed and the rows and columns of L "
+                             "permuted by perms[b], in the order of the rows of `perms`")
+    print(f"Self-check passed: hsic_stat and null_hsic are recognised and p_value follows from "
+          f"them ({GRADED}).")
+
+
+# --------------------------------------------------------------------------- #
+# energy distance and the anchored kernel
+# --------------------------------------------------------------------------- #
+def energy_data() -> tuple[np.ndarray, np.ndarray]:
+    """``(x, y)``: 50 points of N(0, I_2) and 60 points of N((0.5, 0), I_2)."""
+    rng = np.random.default_rng(21)
+    return rng.standard_normal((50, 2)), rng.standard_normal((60, 2)) + np.array([0.5, 0.0])
+
+
+def check_energy(energy: Any, mmd2_anchor: Any) -> None:
+    """Self-check of the sample energy distance and the V-statistic with the anchored kernel.
+
+    Properties: both are nonnegative, they agree to ``1e-9`` relative (the exercise's
+    identity holds on every sample), and the energy distance matches its hash.
+    """
+    e = answer_scalar(energy, "energy")
+    v = answer_scalar(mmd2_anchor, "mmd2_anchor")
+    if e < 0 or v < 0:
+        raise AssertionError("both `energy` and `mmd2_anchor` are squared norms of a difference "
+                             "of mean embeddings here, so neither can be negative")
+    if abs(e - v) > 1e-9 * max(abs(e), abs(v), 1e-300):
+        raise AssertionError("`energy` and `mmd2_anchor` differ by more than 1e-9 relative, but "
+                             "part 1 shows they are equal on every sample: check the weights "
+                             "1/m and -1/n and that both use the Euclidean distance itself")
+    if not _known(e, "energy"):
+        raise AssertionError("`energy` is not recognised: 2 mean ||x_i - y_j|| - "
+                             "mean ||x_i - x_j|| - mean ||y_i - y_j|| over ALL pairs, the zero "
+                             "diagonal included")
+    print(f"Self-check passed: energy equals mmd2_anchor and is recognised ({GRADED}).")
+
+
+# --------------------------------------------------------------------------- #
+# a McDiarmid test for the unbiased statistic
+# --------------------------------------------------------------------------- #
+def mcd_data() -> tuple[np.ndarray, np.ndarray]:
+    """``(x, y)``: two samples of 100 points of N(0, 1), drawn independently."""
+    rng = np.random.default_rng(22)
+    return rng.standard_normal((100, 1)), rng.standard_normal((100, 1))
+
+
+def check_mcdiarmid(eps_mcd: Any, u_stat: Any) -> None:
+    """Self-check of the McDiarmid threshold and of the unbiased statistic on the sheet's data.
+
+    Properties: the threshold is positive and at most 2 (``|U| <= 2`` for a kernel in
+    ``[0, 1]``), so its value is left to the full check; ``u_stat`` matches its hash.
+    """
+    e = answer_scalar(eps_mcd, "eps_mcd")
+    u = answer_scalar(u_stat, "u_stat")
+    if not 0 < e:
+        raise AssertionError("eps_mcd is a threshold for a deviation: it must be positive")
+    if abs(u) > 2:
+        raise AssertionError("with 0 <= k <= 1 the unbiased statistic lies in [-2, 2]")
+    if not _known(u, "u_stat"):
+        raise AssertionError("u_stat is not recognised: the unbiased MMD^2 drops the diagonal "
+                             "of K_XX and K_YY, divides by m (m - 1) and n (n - 1), and keeps "
+                             "all of K_XY (Gaussian kernel, sigma = 1)")
+    print(f"Self-check passed: eps_mcd is in range and u_stat is recognised ({GRADED}).")

@@ -21,13 +21,22 @@ from sklearn.decomposition import KernelPCA as SkKernelPCA
 
 from kmlib import kernels
 from kmlib.book.exercises._answers import answer_array, answer_scalar
-from kmlib.book.exercises.ch11 import gaussian_mmd_data, hsic_data, kpca_data, width_data
+from kmlib.book.exercises.ch11 import (
+    energy_data,
+    gaussian_mmd_data,
+    hsic_data,
+    kpca_data,
+    mcd_data,
+    width_data,
+)
 
 __all__ = [
     "check_gaussian_mmd",
     "check_kpca",
     "check_width",
     "check_hsic_test",
+    "check_energy",
+    "check_mcdiarmid",
 ]
 
 
@@ -211,8 +220,8 @@ def _hsic_three_terms(K: np.ndarray, L: np.ndarray) -> float:
                  + K.sum() * L.sum() / n**4)
 
 
-def check_hsic_test(hsic_stat: Any, p_value: Any) -> None:
-    """Check the biased HSIC statistic and its permutation p-value.
+def check_hsic_test(hsic_stat: Any, null_hsic: Any, p_value: Any) -> None:
+    """Check the biased HSIC statistic, its permutation null and the p-value.
 
     Reference: the three-term expansion of HSIC (no centring matrix), for the data and for
     each given permutation of y.
@@ -220,6 +229,7 @@ def check_hsic_test(hsic_stat: Any, p_value: Any) -> None:
     x, y, perms, sx, sy = hsic_data()
     n, B = len(x), len(perms)
     s = answer_scalar(hsic_stat, "hsic_stat")
+    null_student = answer_array(null_hsic, "null_hsic", (B,))
     p = answer_scalar(p_value, "p_value")
     K, L = kernels.gaussian(sx)(x), kernels.gaussian(sy)(y)
     stat = _hsic_three_terms(K, L)
@@ -233,6 +243,9 @@ def check_hsic_test(hsic_stat: Any, p_value: Any) -> None:
         raise AssertionError("hsic_stat is not tr(K Q L Q) / n^2 with Gaussian kernels of width "
                              "0.5 on x and on y")
     null = np.array([_hsic_three_terms(K, L[np.ix_(q, q)]) for q in perms])
+    if not np.allclose(null_student, null, rtol=1e-9, atol=1e-12 * stat):
+        raise AssertionError("null_hsic is not the statistic of (x, y[perms[b]]) for each row "
+                             "b of `perms`, in that order (rtol 1e-9)")
     count = int(np.sum(null >= stat))
     if _close(p, (1 + count) / (B + 1), 1e-12):
         print("Correct: the statistic and the permutation p-value agree with the three-term "
@@ -249,3 +262,62 @@ def check_hsic_test(hsic_stat: Any, p_value: Any) -> None:
                              "keeping x fixed, so that the pairing is broken")
     raise AssertionError("p_value is not (1 + #{b : HSIC(x, y[perms[b]]) >= HSIC(x, y)}) / "
                          "(1 + B)")
+
+
+def check_energy(energy: Any, mmd2_anchor: Any) -> None:
+    """Check the sample energy distance and the V-statistic of the anchored kernel.
+
+    Reference: pairwise distances by broadcasting, and the anchored kernel with the anchor
+    at the first point of ``x`` (the exercise allows any anchor; the value does not depend
+    on it).
+    """
+    x, y = energy_data()
+    e = answer_scalar(energy, "energy")
+    v = answer_scalar(mmd2_anchor, "mmd2_anchor")
+    def dist(a, b):
+        return np.sqrt(np.sum((a[:, None, :] - b[None, :, :]) ** 2, axis=2))
+    ref = 2 * dist(x, y).mean() - dist(x, x).mean() - dist(y, y).mean()
+    z = np.vstack([x, y])
+    D = dist(z, z)
+    Kp = D[:, :1] + D[:1, :] - D                       # anchor x_1, rho(x_1, x_1) = 0
+    w = np.r_[np.full(len(x), 1 / len(x)), np.full(len(y), -1 / len(y))]
+    ref_v = float(w @ Kp @ w)
+    if not _close(ref, ref_v, 1e-10):
+        raise AssertionError("internal: the two reference routes disagree")
+    if not _close(e, ref, 1e-8):
+        if _close(e, ref / 2, 1e-8):
+            raise AssertionError("`energy` is half the energy distance: 2 E||X - Y|| - E||X - X'|| "
+                                 "- E||Y - Y'||")
+        raise AssertionError("`energy` is not the sample energy distance (rtol 1e-8)")
+    if not _close(v, ref, 1e-8):
+        raise AssertionError("`mmd2_anchor` is not the V-statistic of MMD^2 with the anchored "
+                             "kernel (rtol 1e-8)")
+    print("Correct: the energy distance and the anchored-kernel MMD^2 agree with the reference.")
+
+
+def check_mcdiarmid(eps_mcd: Any, u_stat: Any) -> None:
+    """Check the McDiarmid threshold and the unbiased statistic.
+
+    Reference: the threshold from exp(-eps^2 m n / (8 K^2 (m + n))) = alpha with K = 1,
+    alpha = 0.05; the statistic from explicit double loops over i != j.
+    """
+    x, y = mcd_data()
+    m, n = len(x), len(y)
+    e = answer_scalar(eps_mcd, "eps_mcd")
+    u = answer_scalar(u_stat, "u_stat")
+    ref_e = float(np.sqrt(8.0 * (m + n) * np.log(1 / 0.05) / (m * n)))
+    if not _close(e, ref_e, 1e-8):
+        if _close(e, ref_e / 2, 1e-8):
+            raise AssertionError("eps_mcd is half the threshold: one point moves the statistic by "
+                                 "up to 4K/m (2K/m from K_XX, 2K/m from K_XY)")
+        raise AssertionError("eps_mcd does not solve exp(-eps^2 m n / (8 K^2 (m + n))) = 0.05 "
+                             "with K = 1 (rtol 1e-8)")
+    def k(a, b):
+        return np.exp(-((a - b) ** 2) / 2)
+    xs, ys = x[:, 0], y[:, 0]
+    kxx = sum(k(xs[i], xs[j]) for i in range(m) for j in range(m) if i != j) / (m * (m - 1))
+    kyy = sum(k(ys[i], ys[j]) for i in range(n) for j in range(n) if i != j) / (n * (n - 1))
+    ref_u = float(kxx + kyy - 2 * k(xs[:, None], ys[None, :]).mean())
+    if not _close(u, ref_u, 1e-8):
+        raise AssertionError("u_stat is not the unbiased MMD^2 of the two samples (rtol 1e-8)")
+    print("Correct: the McDiarmid threshold and the unbiased statistic agree with the reference.")
