@@ -70,7 +70,7 @@ def test_check_nds_table_accepts_right_answer(module, table, capsys):
 @BOTH
 @pytest.mark.parametrize("mistake,match", [
     ("whole", "whole Gram matrices"),
-    ("centred", "centring matrix"),
+    ("centred", "centred matrix Q K Q"),
     ("one_wrong", "is wrong for"),
     ("second", "is wrong for"),
     ("verdict", "verdicts in `nds` are wrong"),
@@ -80,7 +80,7 @@ def test_check_nds_table_accepts_right_answer(module, table, capsys):
     ("ints", "True/False"),
 ])
 def test_check_nds_table_rejects_mistakes(module, table, mistake, match):
-    """Typical mistakes: no restriction, J K J, one wrong Gram matrix, the second largest
+    """Typical mistakes: no restriction, Q K Q, one wrong Gram matrix, the second largest
     eigenvalue, a flipped verdict, None, 0/1 instead of booleans."""
     top, nds = table
     grams = ch10.candidate_grams(X12)
@@ -88,8 +88,8 @@ def test_check_nds_table_rejects_mistakes(module, table, mistake, match):
     if mistake == "whole":
         t = np.array([np.linalg.eigvalsh(K)[-1] for K in grams])
     elif mistake == "centred":
-        J = np.eye(12) - 1 / 12
-        t = np.array([np.linalg.eigvalsh(J @ K @ J)[-1] for K in grams])
+        Q = np.eye(12) - 1 / 12
+        t = np.array([np.linalg.eigvalsh(Q @ K @ Q)[-1] for K in grams])
     elif mistake == "one_wrong":
         t[2] += 0.5
     elif mistake == "second":
@@ -213,10 +213,10 @@ def l1_points():
 
 
 def _mds(K):
-    """Reference: classical MDS, eigenvectors of -J K J / 2 (not the anchored matrix)."""
+    """Reference: classical MDS, eigenvectors of -Q K Q / 2 (not the anchored matrix)."""
     n = len(K)
-    J = np.eye(n) - 1 / n
-    d, U = np.linalg.eigh(-J @ K @ J / 2)
+    Q = np.eye(n) - 1 / n
+    d, U = np.linalg.eigh(-Q @ K @ Q / 2)
     keep = d > 1e-12 * d.max()
     return U[:, keep] * np.sqrt(d[keep])
 

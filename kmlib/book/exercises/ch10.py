@@ -82,7 +82,7 @@ def _positive_definite(A: np.ndarray) -> bool:
 def _is_top_eigenvalue(M: np.ndarray, t: float, d: float, sum_zero: bool = False) -> bool:
     """Whether ``t`` is the largest eigenvalue of the symmetric ``M`` to within ``d``.
 
-    With ``sum_zero``, ``M`` is ``J K J`` and only its restriction to the sum-zero vectors
+    With ``sum_zero``, ``M`` is ``Q K Q`` and only its restriction to the sum-zero vectors
     counts: a multiple of the projection on the ones vector, large enough to keep that
     direction positive, is added before the two Cholesky attempts.
     """
@@ -102,8 +102,8 @@ def check_nds_table(top: Any, nds: Any, x: Any) -> None:
     """Self-check the largest sum-zero eigenvalues ``top`` and the NDS verdicts ``nds``.
 
     Property: ``top[i]`` is certified as the largest eigenvalue of each Gram matrix on
-    the sum-zero vectors, ``J K J`` restricted to ``{c : sum(c) = 0}`` with the centring
-    matrix ``J`` (two Cholesky attempts each, to within ``1e-8`` times the largest entry);
+    the sum-zero vectors, ``Q K Q`` restricted to ``{c : sum(c) = 0}`` with the centring
+    matrix ``Q`` (two Cholesky attempts each, to within ``1e-8`` times the largest entry);
     ``nds`` must follow from ``top`` by the rule ``top <= 1e-9``.
     """
     grams = candidate_grams(np.asarray(x, dtype=float))
@@ -125,7 +125,7 @@ def check_nds_table(top: Any, nds: Any, x: Any) -> None:
         if all(_is_top_eigenvalue(centre @ K @ centre, ti, di)
                for K, ti, di in zip(grams, t, slack, strict=True)):
             raise AssertionError(
-                "`top` is never negative: the centring matrix J K J has an extra eigenvalue 0 "
+                "`top` is never negative: the centred matrix Q K Q has an extra eigenvalue 0 "
                 "(along the ones vector) that hides negative values; use B.T @ K @ B with an "
                 "orthonormal basis B of the sum-zero vectors, an (n - 1) x (n - 1) matrix"
             )

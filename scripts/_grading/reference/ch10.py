@@ -74,7 +74,7 @@ def check_nds_table(top: Any, nds: Any, x: Any) -> None:
             )
         if np.allclose(t, np.maximum(ref, 0.0), rtol=1e-8, atol=1e-10):
             raise AssertionError(
-                "`top` is never negative: the centring matrix J K J has an extra eigenvalue 0 "
+                "`top` is never negative: the centred matrix Q K Q has an extra eigenvalue 0 "
                 "(along the ones vector) that hides negative values; use B.T @ K @ B with an "
                 "orthonormal basis B of the sum-zero vectors, an (n - 1) x (n - 1) matrix"
             )
