@@ -31,6 +31,29 @@ __all__ = [
 ]
 
 
+# --------------------------------------------------------------------------- #
+# the sheet's data, rebuilt from the sheet's own seeds (never taken from the notebook)
+# --------------------------------------------------------------------------- #
+def _sheet_representer() -> tuple[np.ndarray, np.ndarray, float]:
+    """``x, fx, f_norm2`` of the sheet's cell (seed 11)."""
+    rng = np.random.default_rng(11)
+    z, a = rng.uniform(0, 1, 4), rng.standard_normal(4)
+    x = np.sort(rng.uniform(0, 1, 25))
+    return x, np.minimum.outer(x, z) @ a, float(a @ np.minimum.outer(z, z) @ a)
+
+
+def _sheet_bias() -> tuple[np.ndarray, np.ndarray, float]:
+    """``x2, f2, lam2`` of the sheet's cell (seed 12)."""
+    x2 = np.sort(np.random.default_rng(12).uniform(0, 1, 50))
+    return x2, np.sin(np.pi * x2 / 2), 0.05
+
+
+#: The sample sizes of the sheet (``ns`` in its cell), over which the slope is fitted.
+SHEET_NS = np.logspace(2, 8, 13)
+#: The exercise on mu_j = j^(-2m): m, sigma^2 and ||f0||^2 of the statement.
+SHEET_M, SHEET_SIGMA2, SHEET_FNORM2 = 2, 1.0, 1.0
+
+
 def _close(a: float, b: float, rtol: float) -> bool:
     return abs(a - b) <= rtol * max(abs(b), np.finfo(float).tiny)
 
@@ -51,10 +74,10 @@ def check_representer(alpha: Any, quad: Any, x: Any, fx: Any, f_norm2: float) ->
     """Check ``alpha`` with ``K alpha = f0(x)`` and ``quad = alpha^T K alpha`` for ``min(x, x')``.
 
     Reference: ``alpha = Q f0(x)`` with the tridiagonal inverse ``Q`` of ``K`` (no dense solve),
-    and ``quad = f0(x)^T Q f0(x)``.
+    and ``quad = f0(x)^T Q f0(x)``, on the sheet's data rebuilt from its seed (the
+    arguments ``x, fx, f_norm2`` are not used as the problem data).
     """
-    x = np.asarray(x, dtype=float)
-    fx = np.asarray(fx, dtype=float)
+    x, fx, f_norm2 = _sheet_representer()
     a = answer_array(alpha, "alpha", x.shape)
     q = answer_scalar(quad, "quad")
     order = np.argsort(x)
@@ -93,10 +116,10 @@ def check_bias(bias2: Any, x: Any, fx: Any, lam: float) -> None:
     The bias is a sum, not divided by n.
 
     Reference: the exact MSPE with zero noise from :func:`kmlib.book.rates.sobolev_mspe`
-    (one banded solve with the tridiagonal inverse of ``K``), times ``n``.
+    (one banded solve with the tridiagonal inverse of ``K``), times ``n``, on the sheet's
+    data rebuilt from its seed (the arguments ``x, fx, lam`` are not used).
     """
-    x = np.asarray(x, dtype=float)
-    fx = np.asarray(fx, dtype=float)
+    x, fx, lam = _sheet_bias()
     v = answer_scalar(bias2, "bias2")
     n = x.shape[0]
     ref = n * rates.sobolev_mspe(x, fx, 0.0, lam)
@@ -140,9 +163,10 @@ def check_rate_bound(B: Any, ns: Any, m: int, sigma2: float = 1.0, f_norm2: floa
 
     Reference: on each interval of gamma where the number of terms above gamma is fixed,
     the objective is minimised in closed form (tail sums by the Hurwitz zeta function);
-    a fine grid of gamma values agrees to 1%.
+    a fine grid of gamma values agrees to 1%.  The sample sizes, m, sigma^2 and ||f0||^2
+    are the sheet's (the arguments are not used as the problem data).
     """
-    ns = np.asarray(ns, dtype=float)
+    ns, m, sigma2, f_norm2 = SHEET_NS, SHEET_M, SHEET_SIGMA2, SHEET_FNORM2
     b = answer_array(B, "B", ns.shape)
     ref = np.array([_bound_min(n, m, sigma2, f_norm2) for n in ns])
     if np.any(b < ref * (1 - 1e-6)):
@@ -155,18 +179,15 @@ def check_rate_bound(B: Any, ns: Any, m: int, sigma2: float = 1.0, f_norm2: floa
     print(f"Correct: the bound falls from {ref[0]:.3g} to {ref[-1]:.3g}.")
 
 
-#: The sample sizes of the sheet (``ns`` in its cell), over which the slope is fitted.
-SHEET_NS = np.logspace(2, 8, 13)
-
-
 def check_rate_slope(slope: Any, m: int) -> None:
     """Check the fitted log-log slope of the bound for ``mu_j = j^(-2m)``.
 
     Reference: the least-squares slope of ``log B`` on ``log n`` over the sheet's ``ns``
     with the exact minimum ``B`` (Hurwitz zeta tails, as in :func:`check_rate_bound`); the
     answer must lie within 0.005 of it, and within 0.03 of the exponent -2m/(2m+1) the
-    calculation predicts.
+    calculation predicts.  ``m`` is the sheet's (the argument is not used).
     """
+    m = SHEET_M
     v = answer_scalar(slope, "slope")
     target = -2 * m / (2 * m + 1)
     if v > 0:
@@ -239,6 +260,8 @@ def check_smoothness_mse(mse_new: Any, splits: Any = None, nu: float = 1.5, seed
     from kmlib._folds import resolve_folds
 
     m = answer_array(mse_new, "mse_new", (2,))
+    nu, seed = 1.5, 0                                  # the sheet's exercise, not the arguments
+    others = rates.smoothness_experiment(seed)["mse"]  # the chapter's kernels, rebuilt
     data = _smoothness_data(seed)
     if splits is None:
         splits = [None, None]
