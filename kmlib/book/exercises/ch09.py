@@ -34,7 +34,6 @@ __all__ = [
 _VAR_PAIR_DIGEST = "73a3c0a4dd0dd30e553a91ed15980b5138dcd2dd2cd982a161f3f52a56da5c4c"
 _PRF_MEAN_DIGEST = "ee69810c20bf17d297cf8d380d4838bf4ae34ee6440cad5d11a6771908ea85c2"
 _PRF_VAR_DIGEST = "72c1a13e1cee49b7338df29cf22c36c3f155232447034bac57b15711d5430d29"
-_D_PHASE_DIGEST = "6796c66bab8192a5273a1476cb3511cee00cd4144a9a36f24569af8359c2b880"
 
 
 def _passed(what: str) -> None:
@@ -72,24 +71,24 @@ def check_rff_variances(var_pair: Any, var_phase: Any, delta: float, ell: float,
                              "the smaller variance")
     _sheet_only(float(delta) == 0.4 and float(ell) == 0.5 and D == 25,
                 "check_rff_variances(var_pair, var_phase, delta=0.4, ell=0.5, D=25)")
-    k = math.exp(-float(delta) / float(ell))                 # the kernel value h(Delta)
-    gaussian_pair = (1.0 - k * k) ** 2 / (2 * D)             # with h(2 Delta) = h(Delta)^4
+    k = math.exp(-float(delta) / float(ell))                 # the kernel value k_0(Delta)
+    gaussian_pair = (1.0 - k * k) ** 2 / (2 * D)             # with k_0(2 Delta) = k_0(Delta)^4
     gaussian_phase = (1.0 - k * k + 0.5 * k**4) / D
     if not matches_digest(vp, _VAR_PAIR_DIGEST, "var_pair"):
         if _same(vp, gaussian_pair):
             raise AssertionError(
-                "var_pair uses h(2 Delta) = h(Delta)^4, which holds for the Gaussian kernel "
-                "only; for exp(-|Delta|/ell), compute h(2 Delta) for this kernel")
+                "var_pair uses k_0(2 Delta) = k_0(Delta)^4, which holds for the Gaussian kernel "
+                "only; for exp(-|Delta|/ell), compute k_0(2 Delta) for this kernel")
         if matches_digest(vp / D, _VAR_PAIR_DIGEST, "var_pair"):
             raise AssertionError("var_pair is the variance of a single term; divide by D")
         raise AssertionError(
             "var_pair does not match the variance of the estimator; write the second moment "
-            "of one term with cos^2 t = (1 + cos 2t)/2 and subtract h(Delta)^2")
+            "of one term with cos^2 t = (1 + cos 2t)/2 and subtract k_0(Delta)^2")
     if not _same(vf - vp, gap):
         if _same(vf, gaussian_phase):
             raise AssertionError(
-                "var_phase uses h(2 Delta) = h(Delta)^4, which holds for the Gaussian kernel "
-                "only; for exp(-|Delta|/ell), compute h(2 Delta) for this kernel")
+                "var_phase uses k_0(2 Delta) = k_0(Delta)^4, which holds for the Gaussian kernel "
+                "only; for exp(-|Delta|/ell), compute k_0(2 Delta) for this kernel")
         if _same(vf / D - vp, gap):
             raise AssertionError("var_phase is the variance of a single term; divide by D")
         raise AssertionError(
@@ -189,8 +188,8 @@ def check_choose_D(D_needed: Any, eps_guaranteed: Any, D_phase: Any, n: int, eps
 
     Properties: ``D_needed`` is a whole number that satisfies ``2 n^2 exp(-D eps^2/2) <= delta``
     while ``D_needed - 1`` does not; ``eps_guaranteed`` makes the bound an equality at
-    ``D_given``; ``D_phase`` of the sheet's values is compared with the salted hash of its
-    value.
+    ``D_given``; ``D_phase`` is a whole number above ``D_needed`` (a single integer cannot
+    be self-checked without giving it away).
     """
     d1 = answer_scalar(D_needed, "D_needed")
     e1 = answer_scalar(eps_guaranteed, "eps_guaranteed")
@@ -203,28 +202,21 @@ def check_choose_D(D_needed: Any, eps_guaranteed: Any, D_phase: Any, n: int, eps
                                                                         2.0)):
         if _admissible(d1, n, eps, delta, 2.0) and not _admissible(d1 - 1, n, eps, delta, 2.0):
             raise AssertionError("D_needed uses n pairs; the union bound runs over all n^2 pairs")
-        if _admissible(d1 + 1, pairs, eps, delta, 2.0) and not _admissible(d1, pairs, eps, delta,
-                                                                           2.0):
-            raise AssertionError("D_needed is one too small: round the bound up, not down")
-        side = "large" if _admissible(d1, pairs, eps, delta, 2.0) else "small"
-        raise AssertionError(f"D_needed is too {side}; solve 2 n^2 exp(-D eps^2/2) <= delta for D")
+        raise AssertionError("D_needed is not the smallest integer D with "
+                             "2 n^2 exp(-D eps^2/2) <= delta; solve for D and round up")
     exponent = float(D_given) * e1**2 / 2.0
     if e1 <= 0 or not _same(exponent, math.log(2.0 * pairs / delta), 2e-6):
         raise AssertionError("eps_guaranteed does not solve 2 n^2 exp(-D eps^2/2) = delta for eps "
                              "at the given D")
     if d2 != math.floor(d2):
         raise AssertionError("D_phase must be an integer: round the bound up")
-    _sheet_only(n == 1000 and eps == 0.05 and delta == 0.01,
-                "check_choose_D(..., n=1000, eps=0.05, delta=0.01, D_given=5000)")
-    if not matches_digest(d2, _D_PHASE_DIGEST, "D_phase"):
-        if d2 == d1:
-            raise AssertionError("D_phase: the terms 2 cos(a+u) cos(b+u) range over [-2, 2], "
-                                 "so Hoeffding's constant changes")
-        if matches_digest(d2 + 1, _D_PHASE_DIGEST, "D_phase"):
-            raise AssertionError("D_phase is one too small: round the bound up, not down")
-        raise AssertionError("D_phase is wrong; redo Hoeffding with terms of range 4")
+    if d2 <= d1:
+        raise AssertionError("D_phase: the terms 2 cos(a+u) cos(b+u) range over [-2, 2], twice "
+                             "the range of the cosine-sine terms, so Hoeffding's bound needs more "
+                             "features than D_needed")
     _passed("D_needed is the smallest integer the bound admits, eps_guaranteed makes it an "
-            "equality, and D_phase matches the stored hash")
+            "equality, and D_phase is an integer above D_needed (its value, one integer, is "
+            "checked only when graded)")
 
 
 # --------------------------------------------------------------------------- #

@@ -32,6 +32,30 @@ def _gaussian_gram(X: np.ndarray, sigma: float) -> np.ndarray:
     return np.exp(-d2 / (2 * sigma**2))
 
 
+# --------------------------------------------------------------------------- #
+# the sheet's data, rebuilt from the sheet's own seeds (never taken from the notebook)
+# --------------------------------------------------------------------------- #
+def _sheet_clam() -> tuple[np.ndarray, np.ndarray, float, float]:
+    """``X_cl, y_cl, sigma_cl, lam_cl`` of the sheet's cell."""
+    from kmlib import datasets
+
+    X, y = datasets.two_moons(80, noise=0.25, random_state=11)
+    return X, y, 0.7, 0.05
+
+
+def _sheet_sv() -> tuple[np.ndarray, np.ndarray, float, float]:
+    """``X_sv, y_sv, sigma_sv, C_sv`` of the sheet's cell."""
+    from kmlib import datasets
+
+    X, y = datasets.two_moons(120, noise=0.3, random_state=5)
+    return X, y, 0.5, 2.0
+
+
+def _sheet_rad() -> tuple[np.ndarray, float]:
+    """``X_rad, Lambda_rad`` of the sheet's cell (seed 7)."""
+    return np.random.default_rng(7).standard_normal((40, 3)) * np.array([3.0, 1.0, 0.2]), 2.0
+
+
 def _libsvm(X: Any, y: Any, sigma: float, C: float) -> tuple[SVC, np.ndarray]:
     X = np.asarray(X, dtype=float)
     K = _gaussian_gram(X, float(sigma))
@@ -42,15 +66,16 @@ def _libsvm(X: Any, y: Any, sigma: float, C: float) -> tuple[SVC, np.ndarray]:
 # the C and lambda forms
 # --------------------------------------------------------------------------- #
 def check_C_and_intercept(C: Any, intercept: Any, X: Any, y: Any, sigma: float,
-                          lam: float) -> None:
+                          lam: float, a: Any = None) -> None:
     """Check the box constant for penalty ``lam`` and the fitted intercept.
 
     The reference box constant is ``1/(2 lam)``; the intercept is LIBSVM's, fitted
-    with that constant on the Gaussian Gram matrix.
+    with that constant on the Gaussian Gram matrix of the sheet's data, rebuilt from its
+    seed (the arguments ``X, y, sigma, lam, a`` are not used as the problem data).
     """
     c = answer_scalar(C, "C")
     b = answer_scalar(intercept, "intercept")
-    lam = float(lam)
+    X, y, sigma, lam = _sheet_clam()
     ref_C = 1.0 / (2.0 * lam)
     if not np.isclose(c, ref_C, rtol=1e-12):
         if np.isclose(c, 1.0 / lam, rtol=1e-12):
@@ -75,11 +100,13 @@ def check_C_and_intercept(C: Any, intercept: Any, X: Any, y: Any, sigma: float,
 # support vectors
 # --------------------------------------------------------------------------- #
 def check_support_vectors(sv: Any, n_free: Any, X: Any, y: Any, sigma: float,
-                          C: float) -> None:
+                          C: float, a: Any = None) -> None:
     """Check the sorted support-vector indices and the number of free support vectors.
 
-    The reference is LIBSVM's dual solution on the same Gaussian Gram matrix.
+    The reference is LIBSVM's dual solution on the Gaussian Gram matrix of the sheet's
+    data, rebuilt from its seed (the arguments ``X, y, sigma, C, a`` are not used).
     """
+    X, y, sigma, C = _sheet_sv()
     sk, K = _libsvm(X, y, sigma, C)
     ref = np.sort(sk.support_)
     if sv is None:
@@ -141,40 +168,40 @@ def check_crossing(z_star: Any, gap_limit: Any) -> None:
 # --------------------------------------------------------------------------- #
 # Rademacher complexity
 # --------------------------------------------------------------------------- #
-def check_rademacher(rad: Any, X: Any, Lambda: float) -> None:
+def check_rademacher(rad: Any, X: Any, Lambda: float, S: Any = None) -> None:
     """Check a Monte-Carlo estimate of the Rademacher complexity of a linear-kernel ball.
 
-    The reference is a 2 x 10^5-draw Monte Carlo with its own seed; the answer must
-    lie within 0.03 relative of it and between the Khintchine lower bound and the
-    Jensen upper bound.
+    The reference is a 2 x 10^5-draw Monte Carlo with its own seed on the sheet's
+    ``X_rad`` and ``Lambda_rad``, rebuilt from its seed (the arguments ``X, Lambda, S`` are
+    not used); the answer must lie within 0.03 relative of it and between the Khintchine
+    lower bound and the Jensen upper bound.
     """
     r = answer_scalar(rad, "rad")
-    X = np.asarray(X, dtype=float)
+    X, Lambda = _sheet_rad()
     m = X.shape[0]
-    Lambda = float(Lambda)
     K = X @ X.T
     trace_bound = Lambda * np.sqrt(np.trace(K)) / m
     rng = np.random.default_rng(20240601)
     S = rng.choice([-1.0, 1.0], size=(200_000, m))
     ref = Lambda / m * float(np.mean(np.linalg.norm(S @ X, axis=1)))
     if np.isclose(r, trace_bound, rtol=1e-9):
-        raise AssertionError("rad equals the Jensen bound Lambda sqrt(Tr K)/m exactly: estimate "
+        raise AssertionError("rad equals the Jensen bound Lambda sqrt(Tr K)/n exactly: estimate "
                              "the expectation of the square root, not the root of the expectation")
     if np.isclose(r, trace_bound**2, rtol=1e-9):
-        raise AssertionError("rad equals Lambda^2 Tr K / m^2 = Lambda^2 E[s'Ks] / m^2: take the "
+        raise AssertionError("rad equals Lambda^2 Tr K / n^2 = Lambda^2 E[s'Ks] / n^2: take the "
                              "square root of s'Ks for each sign vector before averaging")
     if trace_bound / np.sqrt(2) <= r <= trace_bound and abs(r - ref) <= 0.03 * ref:
         print("Correct: the estimate agrees with a long independent simulation and respects "
               "both bounds.")
         return
     if np.isclose(r, ref * m, rtol=0.05):
-        raise AssertionError("rad is m times too large: the complexity averages over the m points")
+        raise AssertionError("rad is n times too large: the complexity averages over the n points")
     if np.isclose(r, Lambda**2 / m**2 * np.trace(K), rtol=0.05):
         raise AssertionError("rad looks like E[s'Ks] scaled: take the square root of "
                              "s'Ks for each sign vector before averaging")
     if not (trace_bound / np.sqrt(2) <= r <= trace_bound):
         raise AssertionError("rad lies outside "
-                             "[Lambda sqrt(Tr K)/(m sqrt 2), Lambda sqrt(Tr K)/m], "
+                             "[Lambda sqrt(Tr K)/(n sqrt 2), Lambda sqrt(Tr K)/n], "
                              "the range the chapter's inequalities allow")
     raise AssertionError("rad is inside the theoretical range but off the expectation by more "
-                         "than 3%: use at least 10^4 sign vectors and Lambda/m * sqrt(s'Ks)")
+                         "than 3%: use at least 10^4 sign vectors and Lambda/n * sqrt(s'Ks)")

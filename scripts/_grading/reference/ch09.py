@@ -57,6 +57,7 @@ def check_rff_variances(var_pair: Any, var_phase: Any, delta: float, ell: float,
     The reference integrates ``cos`` and ``cos^2`` against the Cauchy spectral
     density numerically (no closed form for ``h``).
     """
+    delta, ell, D = 0.4, 0.5, 25                 # the sheet's values, not the arguments
     vp = answer_scalar(var_pair, "var_pair")
     vf = answer_scalar(var_phase, "var_phase")
     h1 = _laplacian_moment(delta, ell, 1.0)
@@ -94,6 +95,7 @@ def check_prf_variance(prf_mean: Any, prf_var: Any, x: Any, xp: Any, D: int) -> 
     The reference multiplies the two Gaussian moment generating functions
     separately: ``E phi(x)^2 phi(x')^2 = exp(-|x|^2 - |x'|^2) * exp(2 |x + x'|^2)``.
     """
+    x, xp, D = [0.2, -0.1, 0.3], [0.1, 0.4, -0.2], 50      # the sheet's values
     x = np.asarray(x, dtype=float)
     xp = np.asarray(xp, dtype=float)
     m = answer_scalar(prf_mean, "prf_mean")
@@ -128,6 +130,8 @@ def check_nystroem(K_tilde: Any, X: Any, anchors: Any, sigma: float) -> None:
     ``W = C[anchors]``, ``K~ = C c`` where ``c`` solves ``W c = C^T`` in the
     least-squares, minimum-norm sense (``lstsq``), not by a pseudoinverse.
     """
+    X = np.random.default_rng(9).standard_normal((40, 2))  # the sheet's data, rebuilt
+    anchors, sigma = np.array([0, 5, 12, 12, 27, 33, 5]), 1.0
     X = np.asarray(X, dtype=float)
     idx = np.asarray(anchors)
     n = X.shape[0]
@@ -177,6 +181,7 @@ def _smallest_D(pairs: int, eps: float, delta: float, width: float) -> int:
 def check_choose_D(D_needed: Any, eps_guaranteed: Any, D_phase: Any, n: int, eps: float,
                    delta: float, D_given: int) -> None:
     """Check the uniform bound: D for (n, eps, delta), eps for a given D, and the phase variant."""
+    n, eps, delta, D_given = 1000, 0.05, 0.01, 5000         # the sheet's values
     d1 = answer_scalar(D_needed, "D_needed")
     e1 = answer_scalar(eps_guaranteed, "eps_guaranteed")
     d2 = answer_scalar(D_phase, "D_phase")
@@ -215,6 +220,8 @@ def check_choose_D(D_needed: Any, eps_guaranteed: Any, D_phase: Any, n: int, eps
 def check_streaming_coef(coef: Any, n: int, d: int, block_size: int, seed: int,
                          sigma: float, n_features: int, rff_seed: int, lam: float) -> None:
     """Check ridge coefficients on RFF accumulated over blocks, against an SVD of the full Z."""
+    n, d, block_size, seed = 20_000, 5, 4000, 3             # the sheet's values
+    sigma, n_features, rff_seed, lam = 2.0, 50, 0, 1.0
     blocks = list(regression_blocks(n, d, block_size=block_size, seed=seed))
     X = np.vstack([b[0] for b in blocks])
     y = np.concatenate([b[1] for b in blocks])
