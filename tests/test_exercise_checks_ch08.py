@@ -291,6 +291,78 @@ def test_reference_rademacher_rebuilds_the_data(rad_case, capsys):
 
 
 # --------------------------------------------------------------------------- #
+# loss minimisers
+# --------------------------------------------------------------------------- #
+ETAS = np.linspace(0.05, 0.95, 19)
+
+
+@BOTH
+def test_loss_minimisers_accept_closed_forms(module, capsys):
+    """Here the closed forms; the sheet's solution minimises numerically."""
+    module.check_loss_minimisers(2 * ETAS - 1, 0.5 * np.log(ETAS / (1 - ETAS)), ETAS)
+    _passed(module, capsys)
+
+
+@BOTH
+@pytest.mark.parametrize("which,match", [
+    ("hinge", "t_sqhinge"), ("logodds", "t_exp"), ("none", "is None"), ("shape", "shape"),
+])
+def test_loss_minimisers_reject_mistakes(module, which, match):
+    sq, ex = 2 * ETAS - 1, 0.5 * np.log(ETAS / (1 - ETAS))
+    args = {"hinge": (np.sign(2 * ETAS - 1), ex), "logodds": (sq, 2 * ex),
+            "none": (None, ex), "shape": (sq[:5], ex)}[which]
+    with pytest.raises(AssertionError, match=match):
+        module.check_loss_minimisers(*args, ETAS)
+
+
+def test_loss_minimisers_use_the_sheets_etas():
+    with pytest.raises(AssertionError, match="etas differs"):
+        ch08.check_loss_minimisers(np.zeros(1), np.zeros(1), np.array([0.5]))
+    with pytest.raises(AssertionError):
+        reference.check_loss_minimisers(np.zeros(1), np.zeros(1), np.array([0.5]))
+
+
+# --------------------------------------------------------------------------- #
+# an interval of intercepts
+# --------------------------------------------------------------------------- #
+@BOTH
+@pytest.mark.parametrize("C", [0.1, 0.2])
+def test_intercept_interval_accepts_closed_form(module, C, capsys):
+    """Two points x = -1, +1: the interval is [-(1 - 2C), 1 - 2C] (derived by hand)."""
+    X, y = np.array([[-1.0], [1.0]]), np.array([-1.0, 1.0])
+    module.check_intercept_interval(-(1 - 2 * C), 1 - 2 * C, X, y, C)
+    _passed(module, capsys)
+
+
+@BOTH
+def test_intercept_interval_accepts_another_data_set(module, capsys):
+    """Four points in the plane with a binding box: the ends from a fine grid of g."""
+    X = np.array([[-1.0, 0.0], [-1.0, 0.5], [1.0, 0.0], [1.0, -0.5]])
+    y = np.array([-1.0, -1.0, 1.0, 1.0])
+    a, *_ = svm.smo_solve(X @ X.T, y, 0.05, tol=1e-12)
+    f = X @ X.T @ (a * y)
+    grid = np.linspace(-3, 3, 600_001)
+    g = np.maximum(1 - y[:, None] * (grid[None, :] + f[:, None]), 0).sum(axis=0)
+    flat = grid[g <= g.min() + 1e-9]
+    module.check_intercept_interval(flat.min(), flat.max(), X, y, 0.05)
+    _passed(module, capsys)
+
+
+@BOTH
+@pytest.mark.parametrize("which,match", [
+    ("short", "shorter than 0.5"), ("wrong_ends", "not the ends"), ("one_label", "both labels"),
+    ("none", "is None"), ("bad_C", "positive"),
+])
+def test_intercept_interval_rejects_mistakes(module, which, match):
+    X, y = np.array([[-1.0], [1.0]]), np.array([-1.0, 1.0])
+    args = {"short": (0.0, 0.0, X, y, 10.0), "wrong_ends": (-0.5, 0.5, X, y, 0.1),
+            "one_label": (-0.8, 0.8, X, np.ones(2), 0.1), "none": (None, 0.8, X, y, 0.1),
+            "bad_C": (-0.8, 0.8, X, y, -1.0)}[which]
+    with pytest.raises(AssertionError, match=match):
+        module.check_intercept_interval(*args)
+
+
+# --------------------------------------------------------------------------- #
 # the notebook
 # --------------------------------------------------------------------------- #
 def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys, monkeypatch):
@@ -298,7 +370,7 @@ def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys, mo
     reference check; with None stubs every check cell fails, both ways."""
     cells = notebook.code_cells(NOTEBOOK)
     checks = notebook.check_sources(cells)
-    assert len(checks) == 4
+    assert len(checks) == 6
     notebook.run_with_solutions(cells)
     assert capsys.readouterr().out.count("Self-check passed:") == len(checks)
     notebook.assert_checks_fail_with_none_stubs(cells)

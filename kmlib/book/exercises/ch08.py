@@ -25,6 +25,8 @@ __all__ = [
     "check_support_vectors",
     "check_crossing",
     "check_rademacher",
+    "check_loss_minimisers",
+    "check_intercept_interval",
 ]
 
 # salted PBKDF2 hashes of the sheet's rounded answers (salt: the answer's name)
@@ -267,3 +269,96 @@ def check_rademacher(rad: Any, X: Any, Lambda: float, S: Any = None) -> None:
                              "Lambda sqrt(Tr K)/n], the range the chapter's inequalities allow")
     _passed("rad is the Monte-Carlo average over your sign vectors and lies between the "
             "Khintchine and Jensen bounds")
+
+
+# --------------------------------------------------------------------------- #
+# which losses estimate probabilities
+# --------------------------------------------------------------------------- #
+def check_loss_minimisers(t_sqhinge: Any, t_exp: Any, etas: Any) -> None:
+    """Self-check the minimisers of the conditional risks of the squared hinge and exp losses.
+
+    Properties, at the sheet's ``etas = linspace(0.05, 0.95, 19)``: each value is a
+    stationary point of its conditional risk ``eta phi(t) + (1 - eta) phi(-t)`` (derivative
+    below 1e-6 in absolute value; both risks are convex, so a stationary point is the
+    minimiser).
+    """
+    grid = np.linspace(0.05, 0.95, 19)
+    given = np.asarray(etas, dtype=float)
+    if given.shape != grid.shape or not np.allclose(given, grid, rtol=0, atol=1e-12):
+        raise AssertionError("etas differs from the exercise's np.linspace(0.05, 0.95, 19)")
+    sq = answer_array(t_sqhinge, "t_sqhinge", grid.shape)
+    ex = answer_array(t_exp, "t_exp", grid.shape)
+    d_sq = -2 * grid * np.maximum(1 - sq, 0) + 2 * (1 - grid) * np.maximum(1 + sq, 0)
+    if np.max(np.abs(d_sq)) > 1e-6:
+        i = int(np.argmax(np.abs(d_sq)))
+        raise AssertionError(f"t_sqhinge[{i}] is not a stationary point of the squared-hinge "
+                             "risk eta (1-t)_+^2 + (1-eta) (1+t)_+^2 (derivative above 1e-6); "
+                             "minimise it more accurately")
+    d_ex = -grid * np.exp(-ex) + (1 - grid) * np.exp(ex)
+    if np.max(np.abs(d_ex)) > 1e-6:
+        i = int(np.argmax(np.abs(d_ex)))
+        raise AssertionError(f"t_exp[{i}] is not a stationary point of the exponential risk "
+                             "eta e^{-t} + (1-eta) e^{t} (derivative above 1e-6)")
+    _passed("both arrays are stationary points of their convex conditional risks")
+
+
+# --------------------------------------------------------------------------- #
+# an interval of intercepts
+# --------------------------------------------------------------------------- #
+def _intercept_interval(f: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Ends of the set of minimisers of ``g(mu) = sum_i (1 - y_i (mu + f_i))_+``.
+
+    ``g`` is convex and piecewise linear with kinks at ``mu = y_i - f_i``; with both labels
+    present its minimisers form a closed interval whose ends are kinks.
+    """
+    kinks = np.sort(y - f)
+    vals = np.array([np.maximum(1 - y * (m + f), 0).sum() for m in kinks])
+    low = vals.min()
+    at_min = kinks[vals <= low + 1e-9 * (1 + low)]
+    return float(at_min.min()), float(at_min.max())
+
+
+def _validate_intercept_data(X: Any, y: Any, C: Any) -> tuple[np.ndarray, np.ndarray, float]:
+    try:
+        pts = np.asarray(X, dtype=float)
+        labels = np.asarray(y, dtype=float)
+    except (TypeError, ValueError):
+        raise AssertionError("X_int and y_int must be numeric arrays") from None
+    if pts.ndim != 2 or not 2 <= pts.shape[0] <= 50 or not np.all(np.isfinite(pts)):
+        raise AssertionError("X_int must be a finite array of shape (n, d) with 2 <= n <= 50")
+    if labels.shape != (pts.shape[0],) or not np.all(np.abs(labels) == 1.0):
+        raise AssertionError("y_int must hold one label in {-1, +1} per row of X_int")
+    if np.unique(labels).size < 2:
+        raise AssertionError("y_int must contain both labels")
+    box = answer_scalar(C, "C_int")
+    if not box > 0:
+        raise AssertionError("C_int must be positive")
+    return pts, labels, box
+
+
+def check_intercept_interval(mu_lo: Any, mu_hi: Any, X: Any, y: Any, C: Any) -> None:
+    """Self-check a data set whose SVM has an interval of optimal intercepts, and its ends.
+
+    The data are the student's choice, so the check verifies the choice: it solves the SVM
+    with the linear kernel on ``X, y`` with box constant ``C`` (kmlib's SMO, tol 1e-12),
+    computes the minimisers of ``g(mu) = sum_i (1 - y_i (mu + f(x_i)))_+`` exactly (the
+    kinks of a convex piecewise-linear function), and compares both ends to 1e-4; the
+    interval must have length at least 0.5.
+    """
+    from kmlib import svm
+
+    lo, hi = answer_scalar(mu_lo, "mu_lo"), answer_scalar(mu_hi, "mu_hi")
+    pts, labels, box = _validate_intercept_data(X, y, C)
+    K = pts @ pts.T
+    a = svm.smo_solve(K, labels, box, tol=1e-12)[0]
+    ref_lo, ref_hi = _intercept_interval(K @ (a * labels), labels)
+    if ref_hi - ref_lo < 0.5:
+        raise AssertionError("for your X_int, y_int, C_int the optimal intercepts form an "
+                             "interval shorter than 0.5 (or a single point): pick data where no "
+                             "support vector is free, e.g. a box constant that binds every a_i")
+    if abs(lo - ref_lo) > 1e-4 or abs(hi - ref_hi) > 1e-4:
+        raise AssertionError("mu_lo, mu_hi are not the ends of the set of minimisers of "
+                             "g(mu) = sum_i (1 - y_i (mu + f(x_i)))_+ for your data (to 1e-4); "
+                             "the ends are kinks mu = y_i - f(x_i)")
+    _passed("your data have an interval of optimal intercepts of length >= 0.5, and mu_lo, "
+            "mu_hi are its ends")

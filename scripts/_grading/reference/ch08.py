@@ -23,6 +23,8 @@ __all__ = [
     "check_support_vectors",
     "check_crossing",
     "check_rademacher",
+    "check_loss_minimisers",
+    "check_intercept_interval",
 ]
 
 
@@ -205,3 +207,70 @@ def check_rademacher(rad: Any, X: Any, Lambda: float, S: Any = None) -> None:
                              "the range the chapter's inequalities allow")
     raise AssertionError("rad is inside the theoretical range but off the expectation by more "
                          "than 3%: use at least 10^4 sign vectors and Lambda/n * sqrt(s'Ks)")
+
+
+# --------------------------------------------------------------------------- #
+# which losses estimate probabilities
+# --------------------------------------------------------------------------- #
+def check_loss_minimisers(t_sqhinge: Any, t_exp: Any, etas: Any) -> None:
+    """Check the two minimisers against the closed forms 2 eta - 1 and log(eta/(1-eta))/2.
+
+    The sheet's ``etas`` are rebuilt (the argument is not used).
+    """
+    from kmlib.book.exercises._answers import answer_array
+
+    grid = np.linspace(0.05, 0.95, 19)
+    sq = answer_array(t_sqhinge, "t_sqhinge", grid.shape)
+    ex = answer_array(t_exp, "t_exp", grid.shape)
+    if not np.allclose(sq, 2 * grid - 1, rtol=0, atol=1e-6):
+        if np.allclose(sq, np.sign(2 * grid - 1), atol=1e-6):
+            raise AssertionError("t_sqhinge looks like the hinge loss's minimiser sign(2 eta - 1); "
+                                 "the squared hinge (1 - z)_+^2 is smooth at z = 1")
+        raise AssertionError("t_sqhinge does not minimise eta (1-t)_+^2 + (1-eta) (1+t)_+^2 "
+                             "to 1e-6")
+    if not np.allclose(ex, 0.5 * np.log(grid / (1 - grid)), rtol=0, atol=1e-6):
+        if np.allclose(ex, np.log(grid / (1 - grid)), atol=1e-6):
+            raise AssertionError("t_exp is the full log-odds, the logistic loss's minimiser; the "
+                                 "exponential loss gives a different multiple")
+        raise AssertionError("t_exp does not minimise eta e^{-t} + (1-eta) e^{t} to 1e-6")
+    print("Correct: both minimisers agree with the closed forms, and both are invertible in eta.")
+
+
+# --------------------------------------------------------------------------- #
+# an interval of intercepts
+# --------------------------------------------------------------------------- #
+def check_intercept_interval(mu_lo: Any, mu_hi: Any, X: Any, y: Any, C: Any) -> None:
+    """Check the student's data set (their choice) and the interval of optimal intercepts.
+
+    Reference route: LIBSVM (scikit-learn's ``SVC``, linear kernel as a precomputed Gram
+    matrix, tol 1e-12) for the function part, and the minimisers of
+    ``g(mu) = sum_i (1 - y_i (mu + f(x_i)))_+`` found by a linear program
+    (``scipy.optimize.linprog``: minimise, then the smallest and largest mu at that value).
+    """
+    from scipy.optimize import linprog
+
+    from kmlib.book.exercises.ch08 import _validate_intercept_data
+
+    lo, hi = answer_scalar(mu_lo, "mu_lo"), answer_scalar(mu_hi, "mu_hi")
+    pts, labels, box = _validate_intercept_data(X, y, C)
+    K = pts @ pts.T
+    sk = SVC(kernel="precomputed", C=box, tol=1e-12).fit(K, labels)
+    f = K[:, sk.support_] @ sk.dual_coef_[0]
+    n = labels.shape[0]
+    # variables (mu, xi_1..xi_n): xi_i >= 1 - y_i (mu + f_i), xi >= 0
+    A = np.hstack([-labels[:, None], -np.eye(n)])
+    b = -(1 - labels * f)
+    bounds = [(None, None)] + [(0, None)] * n
+    best = linprog(np.r_[0.0, np.ones(n)], A_ub=A, b_ub=b, bounds=bounds, method="highs")
+    A2 = np.vstack([A, np.r_[0.0, np.ones(n)]])
+    b2 = np.r_[b, best.fun + 1e-9 * (1 + abs(best.fun))]
+    ends = [linprog(np.r_[s, np.zeros(n)], A_ub=A2, b_ub=b2, bounds=bounds, method="highs").x[0]
+            for s in (1.0, -1.0)]
+    if ends[1] - ends[0] < 0.5:
+        raise AssertionError("for the chosen X_int, y_int, C_int the optimal intercepts form an "
+                             "interval shorter than 0.5; pick data where no support vector is free")
+    if abs(lo - ends[0]) > 1e-4 or abs(hi - ends[1]) > 1e-4:
+        raise AssertionError("mu_lo, mu_hi are not the ends of the set of optimal intercepts for "
+                             "the chosen data (to 1e-4)")
+    print(f"Correct: the chosen data have an interval of optimal intercepts of length "
+          f"{ends[1] - ends[0]:.3f}.")
