@@ -425,6 +425,102 @@ def test_reference_smoothness_rebuilds_data_and_kernel(smooth):
 
 
 # --------------------------------------------------------------------------- #
+# a floor under every penalty
+# --------------------------------------------------------------------------- #
+@pytest.fixture(scope="module")
+def floor_case():
+    """The sheet's x2, f2; floor and best through the tridiagonal route and a fine grid."""
+    x = np.sort(np.random.default_rng(12).uniform(0, 1, 50))
+    f = np.sin(np.pi * x / 2)
+    w, V = np.linalg.eigh(np.minimum.outer(x, x))
+    th = V.T @ f
+    floor = np.sum(0.25 * th**2 / (0.25 + th**2)) / 50
+    best = np.min(rates.sobolev_mspe(x, f, 0.25, np.logspace(-6, 2, 801)))
+    return x, f, floor, best
+
+
+@BOTH
+def test_check_floor_accepts_answer(module, floor_case, capsys):
+    x, f, floor, best = floor_case
+    module.check_floor(floor, best, x, f)
+    _passed(module, capsys)
+
+
+@BOTH
+@pytest.mark.parametrize("which", ["swap", "best_high", "floor_n", "none", "floor_zero"])
+def test_check_floor_rejects_mistakes(module, floor_case, which):
+    x, f, floor, best = floor_case
+    args = {"swap": (best, floor), "best_high": (floor, 1.2 * best),
+            "floor_n": (50 * floor, 50 * best), "none": (None, best),
+            "floor_zero": (0.0, best)}[which]
+    with pytest.raises(AssertionError) as exc:
+        module.check_floor(*args, x, f)
+    _no_leak(exc, floor)
+    _no_leak(exc, best)
+
+
+def test_floor_checks_use_the_sheets_data(floor_case):
+    x, f, floor, best = floor_case
+    with pytest.raises(AssertionError, match="differ from the sheet's"):
+        ch07.check_floor(1.0, 1.0, np.ones(3), np.ones(3))
+    with pytest.raises(AssertionError):
+        reference.check_floor(1.0, 1.0, np.ones(3), np.ones(3))
+
+
+def test_floor_self_check_is_not_an_oracle(floor_case):
+    """Any floor in (0, best] and any best down to the floor pass: no value is singled out."""
+    x, f, floor, best = floor_case
+    for fl, b in ((0.5 * floor, best), (floor, 1.0001 * floor), (1e-9, 0.5 * best)):
+        ch07.check_floor(fl, b, x, f)
+
+
+# --------------------------------------------------------------------------- #
+# faster than the bound
+# --------------------------------------------------------------------------- #
+@pytest.fixture(scope="module")
+def smooth_rate():
+    """Bounded scalar minimisation in log gamma (the sheet uses a grid)."""
+    from scipy.optimize import minimize_scalar
+    ns = np.logspace(2, 7, 11)
+    mu = 1 / ((np.arange(1, 100_001) - 0.5) * np.pi) ** 2
+
+    def R(n, lg):
+        g = np.exp(lg)
+        return 0.25 / n * np.sum(mu**2 / (mu + g) ** 2) + 0.5 * g**2 / (mu[0] + g) ** 2
+    r = np.array([minimize_scalar(lambda t, n=n: R(n, t), bounds=(np.log(1e-8), 0),
+                                  method="bounded", options={"xatol": 1e-9}).fun for n in ns])
+    return ns, r, np.polyfit(np.log(ns), np.log(r), 1)[0]
+
+
+@BOTH
+def test_check_smooth_rate_accepts_answer(module, smooth_rate, capsys):
+    ns, r, sl = smooth_rate
+    module.check_smooth_rate(r, sl, ns)
+    _passed(module, capsys)
+
+
+@BOTH
+@pytest.mark.parametrize("which", ["sigma1", "high", "slope", "none", "reversed"])
+def test_check_smooth_rate_rejects_mistakes(module, smooth_rate, which):
+    ns, r, sl = smooth_rate
+    args = {"sigma1": (4 * r, sl), "high": (1.05 * r, sl), "slope": (r, -2 / 3),
+            "none": (None, sl), "reversed": (r[::-1], -sl)}[which]
+    with pytest.raises(AssertionError):
+        module.check_smooth_rate(*args, ns)
+
+
+def test_smooth_rate_self_check_is_not_an_oracle(smooth_rate, capsys):
+    """Values well below the minimum pass the self-check (it tests the minimum's upper
+    side and the slope's consistency only); the reference rejects them."""
+    ns, r, sl = smooth_rate
+    low = 0.7 * r
+    ch07.check_smooth_rate(low, np.polyfit(np.log(ns), np.log(low), 1)[0], ns)
+    _passed(ch07, capsys)
+    with pytest.raises(AssertionError):
+        reference.check_smooth_rate(low, sl, ns)
+
+
+# --------------------------------------------------------------------------- #
 # the notebook
 # --------------------------------------------------------------------------- #
 def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys, monkeypatch):
@@ -433,7 +529,7 @@ def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys, mo
     cells = notebook.code_cells(NOTEBOOK)
     checks = notebook.check_sources(cells)
     calls = sum(src.count("ch07.check_") for src in checks)
-    assert len(checks) == 4 and calls == 5
+    assert len(checks) == 6 and calls == 7
     notebook.run_with_solutions(cells)
     assert capsys.readouterr().out.count("Self-check passed:") == calls
     notebook.assert_checks_fail_with_none_stubs(cells)

@@ -27,6 +27,8 @@ __all__ = [
     "check_rate_slope",
     "check_representer",
     "check_smoothness_mse",
+    "check_floor",
+    "check_smooth_rate",
 ]
 
 # salted PBKDF2 hashes of the sheet's rounded answers (salt: the answer's name)
@@ -60,7 +62,7 @@ def check_representer(alpha: Any, quad: Any, x: Any, fx: Any, f_norm2: float) ->
     q = answer_scalar(quad, "quad")
     given = [np.asarray(v, dtype=float) for v in (x, fx, f_norm2)]
     if any(g.shape != r.shape or not np.allclose(g, r, rtol=0, atol=1e-12)
-           for g, r in zip(given, (pts, values, np.asarray(norm2)))):
+           for g, r in zip(given, (pts, values, np.asarray(norm2)), strict=True)):
         raise AssertionError("x, fx or f_norm2 differ from the sheet's cell: the exercise is "
                              "about the data of that cell (seed 11); rerun it")
     f_norm2 = norm2
@@ -268,7 +270,8 @@ def _grid_refit_mses(nu: float) -> np.ndarray:
     ells, lams = np.logspace(-2, 0, 15), np.logspace(-8, 0, 17)
     x_test = np.linspace(0.0, 1.0, 1000)
     out = np.empty((2, ells.size, lams.size))
-    for a, ((X, y), target) in enumerate(zip(_sheet_smoothness_data(), TARGETS.values())):
+    data = zip(_sheet_smoothness_data(), TARGETS.values(), strict=True)
+    for a, ((X, y), target) in enumerate(data):
         truth = target(x_test)
         for e, ell in enumerate(ells):
             k = kernels.matern(float(nu), float(ell))
@@ -324,3 +327,86 @@ def check_smoothness_mse(mse_new: Any, splits: Any = None, nu: float = 1.5, seed
                              "error against the noiseless target on 1000 equally spaced points")
     _passed("each test MSE is that of a Matern-3/2 refit at a pair (ell, lam) of the grids, and "
             "the splits are valid 5-fold splits; which pair CV picks is checked when graded")
+
+
+# --------------------------------------------------------------------------- #
+# exercise: a floor under every penalty
+# --------------------------------------------------------------------------- #
+def _sheet_bias_data() -> tuple[np.ndarray, np.ndarray]:
+    x2 = np.sort(np.random.default_rng(12).uniform(0, 1, 50))
+    return x2, np.sin(0.5 * np.pi * x2)
+
+
+def check_floor(floor: Any, best: Any, x: Any, fx: Any) -> None:
+    """Self-check the ideal-shrinkage floor and the best ridge risk on the sheet's design.
+
+    Properties, on the design and target of the sheet (rebuilt from seed 12) with
+    sigma = 0.5: ``0 < floor <= best`` (the floor is below every ridge risk), ``floor`` at
+    most the risk of the zero estimator ``||f0(x)||^2 / n`` (every summand is at most
+    ``theta_i^2``), and ``best`` at most the exact risk at each penalty of a coarse test
+    grid (it is a minimum over a finer grid), up to 0.1%.
+    """
+    pts, values = _sheet_bias_data()
+    given = [np.asarray(v, dtype=float) for v in (x, fx)]
+    if any(g.shape != r.shape or not np.allclose(g, r, rtol=0, atol=1e-12)
+           for g, r in zip(given, (pts, values), strict=True)):
+        raise AssertionError("x2 or f2 differ from the sheet's cell (seed 12); rerun it")
+    fl, b = answer_scalar(floor, "floor"), answer_scalar(best, "best")
+    n = pts.shape[0]
+    if not 0 < fl <= b * (1 + 1e-9):
+        raise AssertionError("need 0 < floor <= best: the floor minimises each summand "
+                             "separately, so no penalty's risk can be below it")
+    if fl > float(values @ values) / n * (1 + 1e-9):
+        raise AssertionError("floor exceeds ||f0(x)||^2 / n, the risk of predicting 0, but each "
+                             "summand sigma^2 theta^2 / (sigma^2 + theta^2) is at most theta^2")
+    nu, U = np.linalg.eigh(np.minimum.outer(pts, pts))
+    theta = U.T @ values
+    lams = np.logspace(-6, 2, 41)
+    s = nu[:, None] / (nu[:, None] + lams)
+    risk = (0.25 * (s**2).sum(axis=0) + (theta[:, None] ** 2 * (1 - s) ** 2).sum(axis=0)) / n
+    if b > risk.min() * 1.001:
+        raise AssertionError("best exceeds the exact risk at some penalty of a test grid: it is "
+                             "not the minimum over logspace(-6, 2, 801); is sigma^2 = 0.25 and "
+                             "is the risk divided by n?")
+    _passed("0 < floor <= best, floor <= ||f0(x)||^2/n, and best is at most the risk at every "
+            "penalty of a test grid")
+
+
+# --------------------------------------------------------------------------- #
+# exercise: faster than the bound for a smooth target
+# --------------------------------------------------------------------------- #
+def check_smooth_rate(R_best: Any, slope_best: Any, ns: Any) -> None:
+    """Self-check the minimised Mercer risk of the sine and its log-log slope.
+
+    Properties, at the sheet's ``ns = logspace(2, 7, 11)``: ``R_best`` decreases while
+    ``n R_best`` increases (as ``min_gamma R(n, gamma)`` must), each value is at most
+    ``R(n, gamma)`` at every gamma of a coarse test grid (0.1%), and ``slope_best`` is the
+    least-squares slope of the student's own ``R_best`` (1e-6).
+    """
+    sizes = np.logspace(2, 7, 11)
+    given = np.asarray(ns, dtype=float)
+    if given.shape != sizes.shape or not np.allclose(given, sizes, rtol=1e-12):
+        raise AssertionError("ns_s differs from the exercise's np.logspace(2, 7, 11)")
+    r = answer_array(R_best, "R_best", sizes.shape)
+    sl = answer_scalar(slope_best, "slope_best")
+    if np.any(r <= 0) or np.any(np.diff(r) >= 0):
+        raise AssertionError("R_best must be positive and decrease with n")
+    if np.any(np.diff(sizes * r) <= 0):
+        raise AssertionError("n R_best must increase with n (n R(n, gamma) grows in n for every "
+                             "gamma); check the factor sigma^2 / n on the variance sum")
+    mu = 1.0 / ((np.arange(1, 100_001) - 0.5) * np.pi) ** 2
+    gammas = np.logspace(-8, 0, 33)
+    var_sum = np.array([np.sum(mu**2 / (mu + g) ** 2) for g in gammas])
+    bias = 0.5 * gammas**2 / (mu[0] + gammas) ** 2
+    upper = (0.25 / sizes[:, None] * var_sum[None, :] + bias[None, :]).min(axis=1)
+    if np.any(r > upper * 1.001):
+        i = int(np.argmax(r / upper))
+        raise AssertionError(f"R_best[{i}] exceeds R(n, gamma) at a gamma of a test grid: it is "
+                             "not the minimum over gamma (sigma^2 = 0.25, bias gamma^2 / "
+                             "(2 (mu_1 + gamma)^2))")
+    own = float(np.polyfit(np.log(sizes), np.log(r), 1)[0])
+    if abs(sl - own) > 1e-6:
+        raise AssertionError("slope_best is not the least-squares slope of log R_best against "
+                             "log n for your R_best")
+    _passed("R_best falls with n while n R_best grows, lies below R at every test gamma, and "
+            "slope_best is its fitted slope")

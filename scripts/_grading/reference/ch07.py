@@ -28,6 +28,8 @@ __all__ = [
     "check_rate_slope",
     "check_representer",
     "check_smoothness_mse",
+    "check_floor",
+    "check_smooth_rate",
 ]
 
 
@@ -304,3 +306,60 @@ def check_smoothness_mse(mse_new: Any, splits: Any = None, nu: float = 1.5, seed
                              "all 40 points, and the test error against the noiseless target on "
                              "1000 equally spaced points")
     print(f"Correct: Matern-{nu:g} test MSEs computed for the sine and the square wave.")
+
+
+# --------------------------------------------------------------------------- #
+# exercise: a floor under every penalty
+# --------------------------------------------------------------------------- #
+def check_floor(floor: Any, best: Any, x: Any, fx: Any) -> None:
+    """Check the ideal-shrinkage floor and the best ridge risk, sigma = 0.5.
+
+    Reference: the floor through the dense eigendecomposition; the best risk through the
+    tridiagonal inverse of ``K`` (:func:`kmlib.book.rates.sobolev_mspe`) over the same
+    grid of penalties.  The data are the sheet's, rebuilt (the arguments are not used).
+    """
+    x, fx, _ = _sheet_bias()
+    fl, b = answer_scalar(floor, "floor"), answer_scalar(best, "best")
+    nu, U = np.linalg.eigh(np.minimum.outer(x, x))
+    theta = U.T @ fx
+    ref_floor = float(np.sum(0.25 * theta**2 / (0.25 + theta**2)) / x.shape[0])
+    ref_best = float(np.min(rates.sobolev_mspe(x, fx, 0.25, np.logspace(-6, 2, 801))))
+    if not _close(fl, ref_floor, 1e-6):
+        if _close(fl, ref_floor * x.shape[0], 1e-6):
+            raise AssertionError("floor is not divided by n")
+        raise AssertionError("floor is not (1/n) sum_i sigma^2 theta_i^2 / (sigma^2 + theta_i^2) "
+                             "with theta = U^T f0(x) and sigma = 0.5")
+    if not _close(b, ref_best, 1e-6):
+        if _close(b, ref_best * x.shape[0], 1e-6):
+            raise AssertionError("best is not divided by n")
+        raise AssertionError("best is not the smallest exact risk over logspace(-6, 2, 801)")
+    print(f"Correct: the best ridge risk is {ref_best / ref_floor:.2f} times the ideal floor.")
+
+
+# --------------------------------------------------------------------------- #
+# exercise: faster than the bound for a smooth target
+# --------------------------------------------------------------------------- #
+def check_smooth_rate(R_best: Any, slope_best: Any, ns: Any) -> None:
+    """Check the minimised Mercer risk of the sine and its slope.
+
+    Reference: the variance sum by the integral comparison of its tail beyond 2 x 10^5
+    terms, and the grid minimum over the sheet's 801 gammas; the sheet's ``ns``
+    (the argument is not used).  Tolerances: 1e-4 relative on ``R_best``, 1e-3 on the slope.
+    """
+    ns = np.logspace(2, 7, 11)
+    r = answer_array(R_best, "R_best", ns.shape)
+    sl = answer_scalar(slope_best, "slope_best")
+    mu = 1.0 / ((np.arange(1, 200_001) - 0.5) * np.pi) ** 2
+    gammas = np.logspace(-8, 0, 801)
+    var_sum = np.array([np.sum(mu**2 / (mu + g) ** 2) for g in gammas])
+    bias = 0.5 * gammas**2 / (mu[0] + gammas) ** 2
+    ref = (0.25 / ns[:, None] * var_sum[None, :] + bias[None, :]).min(axis=1)
+    if not np.allclose(r, ref, rtol=1e-4):
+        if np.allclose(r, (1.0 / ns[:, None] * var_sum[None, :] + bias[None, :]).min(axis=1),
+                       rtol=1e-4):
+            raise AssertionError("R_best uses sigma^2 = 1; the exercise has sigma = 0.5")
+        raise AssertionError("R_best is not min over the gamma grid of R(n, gamma) (1e-4)")
+    ref_slope = float(np.polyfit(np.log(ns), np.log(ref), 1)[0])
+    if abs(sl - ref_slope) > 1e-3:
+        raise AssertionError("slope_best is not the least-squares slope of log R_best on log n")
+    print(f"Correct: the minimised risk falls with slope {ref_slope:.3f}.")
