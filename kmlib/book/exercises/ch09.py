@@ -28,6 +28,8 @@ __all__ = [
     "check_nystroem",
     "check_choose_D",
     "check_streaming_coef",
+    "check_not_pd",
+    "check_domain_error",
 ]
 
 # salted PBKDF2 hashes of the sheet's rounded answers (salt: the answer's name)
@@ -266,3 +268,67 @@ def check_streaming_coef(coef: Any, n: int, d: int, block_size: int, seed: int,
     raise AssertionError("coef does not satisfy the normal equations of ridge on the whole "
                          "feature matrix; draw the frequencies once (fit the feature map on the "
                          "first block) and reuse them")
+
+
+# --------------------------------------------------------------------------- #
+# exercise: a stationary function that is not positive definite
+# --------------------------------------------------------------------------- #
+def check_not_pd(x_epa: Any, min_eig: Any) -> None:
+    """Self-check a set of points where the Epanechnikov profile max(0, 1 - Delta^2) fails.
+
+    The points are the student's choice, so the check verifies the choice: at most 30
+    finite points, whose Gram matrix has smallest eigenvalue below -1e-3, and ``min_eig``
+    equal to that eigenvalue (to 1e-8).
+    """
+    v = answer_scalar(min_eig, "min_eig")
+    try:
+        pts = np.asarray(x_epa, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise AssertionError("x_epa must be a 1-D numeric array of points") from None
+    if x_epa is None or not 2 <= pts.size <= 30 or not np.all(np.isfinite(pts)):
+        raise AssertionError("x_epa must hold between 2 and 30 finite points")
+    gram = np.maximum(0.0, 1.0 - (pts[:, None] - pts[None, :]) ** 2)
+    low = float(np.linalg.eigvalsh(gram)[0])
+    if low > -1e-3:
+        raise AssertionError("the Gram matrix of max(0, 1 - Delta^2) at your points has no "
+                             "eigenvalue below -1e-3; the negative part of the Fourier transform "
+                             "sits near w = 2 pi, so try points whose spacing is a fraction of 1")
+    if abs(v - low) > 1e-8 * max(1.0, abs(low)):
+        raise AssertionError("min_eig is not the smallest eigenvalue of the Gram matrix at x_epa")
+    _passed("your points give the Epanechnikov Gram matrix an eigenvalue below -1e-3, and "
+            "min_eig is it")
+
+
+# --------------------------------------------------------------------------- #
+# exercise: how the worst error grows with the domain
+# --------------------------------------------------------------------------- #
+def check_domain_error(sup_err: Any, Ls: Any) -> None:
+    """Self-check the worst RFF error over [0, L] for L = 1, 10, 100, 1000.
+
+    Properties, with the sheet's frequencies (rebuilt from seed 0): the four values are
+    non-decreasing (the grids are nested), at most 2, and at least the error at 500
+    random grid points of each interval (a maximum dominates every sample).  Its value is
+    compared with the reference when the sheet is graded.
+    """
+    try:
+        given = np.atleast_1d(np.asarray(Ls, dtype=float)).tolist()
+    except (TypeError, ValueError):
+        given = None
+    if given != [1.0, 10.0, 100.0, 1000.0]:
+        raise AssertionError("Ls differs from the exercise's [1, 10, 100, 1000]")
+    e = answer_array(sup_err, "sup_err", (4,))
+    if np.any(e < 0) or np.any(e > 2):
+        raise AssertionError("each worst error lies in [0, 2]: both terms lie in [-1, 1]")
+    if np.any(np.diff(e) < 0):
+        raise AssertionError("sup_err must not decrease with L: the intervals are nested")
+    w = np.random.default_rng(0).standard_normal(100)
+    pick = np.random.default_rng(12345)
+    for i, L in enumerate((1, 10, 100, 1000)):
+        grid = np.arange(0, L + 1e-9, 0.005)
+        d = pick.choice(grid, size=min(500, grid.size), replace=False)
+        sample = float(np.max(np.abs(np.cos(np.outer(d, w)).mean(axis=1) - np.exp(-d**2 / 2))))
+        if e[i] < sample - 1e-12:
+            raise AssertionError(f"sup_err[{i}] is smaller than the error at some Delta of the "
+                                 f"grid for L = {L}; take the maximum of the absolute error "
+                                 "over all of np.arange(0, L + 1e-9, 0.005)")
+    _passed("sup_err is non-decreasing, at most 2, and dominates the error at sampled grid points")

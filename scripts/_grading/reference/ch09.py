@@ -16,7 +16,7 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import integrate
+from scipy import integrate, linalg
 
 from kmlib.book.exercises._answers import answer_array, answer_scalar
 from kmlib.book.large_scale import regression_blocks
@@ -30,6 +30,8 @@ __all__ = [
     "check_nystroem",
     "check_choose_D",
     "check_streaming_coef",
+    "check_not_pd",
+    "check_domain_error",
 ]
 
 
@@ -246,3 +248,58 @@ def check_streaming_coef(coef: Any, n: int, d: int, block_size: int, seed: int,
         raise AssertionError("coef ignores the penalty; add lam to the diagonal of Z^T Z")
     raise AssertionError("coef differs from ridge on the whole feature matrix; draw the "
                          "frequencies once (fit the feature map on the first block) and reuse them")
+
+
+# --------------------------------------------------------------------------- #
+# exercise: a stationary function that is not positive definite
+# --------------------------------------------------------------------------- #
+def check_not_pd(x_epa: Any, min_eig: Any) -> None:
+    """Check the student's points (their choice) against the Epanechnikov profile.
+
+    Reference route: LAPACK's smallest eigenvalue (``scipy.linalg.eigh`` with a subset)
+    and, independently, a failed Cholesky factorisation of the Gram matrix.
+    """
+    v = answer_scalar(min_eig, "min_eig")
+    try:
+        pts = np.asarray(x_epa, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise AssertionError("x_epa must be a 1-D numeric array of points") from None
+    if x_epa is None or not 2 <= pts.size <= 30 or not np.all(np.isfinite(pts)):
+        raise AssertionError("x_epa must hold between 2 and 30 finite points")
+    gram = np.maximum(0.0, 1.0 - (pts[:, None] - pts[None, :]) ** 2)
+    low = float(linalg.eigh(gram, eigvals_only=True, subset_by_index=[0, 0])[0])
+    try:
+        linalg.cholesky(gram + 1e-3 * np.eye(pts.size))
+        factorises = True
+    except linalg.LinAlgError:
+        factorises = False
+    if low > -1e-3 or factorises:
+        raise AssertionError("the Gram matrix at x_epa has no eigenvalue below -1e-3")
+    if abs(v - low) > 1e-8 * max(1.0, abs(low)):
+        raise AssertionError("min_eig is not the smallest eigenvalue of the Gram matrix at x_epa")
+    print(f"Correct: {pts.size} points with smallest eigenvalue {low:.4f}.")
+
+
+# --------------------------------------------------------------------------- #
+# exercise: how the worst error grows with the domain
+# --------------------------------------------------------------------------- #
+def check_domain_error(sup_err: Any, Ls: Any) -> None:
+    """Check the worst RFF error over [0, L] for the sheet's L and frequencies.
+
+    Reference route: the cosine-sine features at the grid points x (the error over all
+    pairs of a grid equals the error over the differences, part 1), evaluated as
+    ``max |z(x)^T z(0) - k(x, 0)|`` with the features built explicitly; tolerance 1e-9.
+    """
+    e = answer_array(sup_err, "sup_err", (4,))
+    w = np.random.default_rng(0).standard_normal(100)
+    ref = []
+    for L in (1, 10, 100, 1000):
+        d = np.arange(0, L + 1e-9, 0.005)
+        z = np.hstack([np.cos(np.outer(d, w)), np.sin(np.outer(d, w))]) / np.sqrt(100)
+        z0 = np.r_[np.ones(100), np.zeros(100)] / np.sqrt(100)          # z(0)
+        ref.append(float(np.max(np.abs(z @ z0 - np.exp(-d**2 / 2)))))
+    if not np.allclose(e, ref, rtol=1e-9, atol=1e-12):
+        raise AssertionError("sup_err is not the largest absolute error over the grid "
+                             "np.arange(0, L + 1e-9, 0.005) for each L, with the sheet's "
+                             "frequencies (seed 0, D = 100)")
+    print(f"Correct: the worst error grows from {ref[0]:.3f} to {ref[-1]:.3f}.")
