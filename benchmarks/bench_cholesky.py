@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> None:
     rng = np.random.default_rng(0)
     with threadpool_limits(1):
         times = np.array([time_cholesky(int(n), args.repeats, rng) for n in ns])
-    for n, t in zip(ns, times):
+    for n, t in zip(ns, times, strict=True):
         print(f"n = {n:6d}   CPU time {t:9.4f} s   {n**3 / 3 / t / 1e9:6.2f} Gflop/s")
     if ns.size >= 2:
         slope = np.polyfit(np.log(ns[1:] if ns.size > 2 else ns),
