@@ -82,6 +82,17 @@ def test_check_representer_rejects_mistakes(module, rep, which, match):
     _no_leak(exc, quad)
 
 
+@BOTH
+def test_check_representer_rebuilds_the_sheets_data(module, rep):
+    """Trivial data in place of the cell's (one point, alpha = quad = 1) do not pass:
+    both checks rebuild x, fx, f_norm2 from the sheet's seed."""
+    with pytest.raises(AssertionError):
+        module.check_representer(np.ones(1), 1.0, np.ones(1), np.ones(1), 1.0)
+    x, fx, f_norm2, alpha, quad = rep
+    with pytest.raises(AssertionError):
+        module.check_representer(alpha[:5], quad, x[:5], fx[:5], f_norm2)
+
+
 # --------------------------------------------------------------------------- #
 # squared bias
 # --------------------------------------------------------------------------- #
@@ -120,7 +131,7 @@ def test_check_bias_rejects_mistakes(module, bias_case, transform, match):
 
 def test_check_bias_self_check_properties_and_other_data(bias_case, capsys):
     """Out of range values fail by their properties alone; other data are not hashed, and the
-    reference still recomputes the answer for them."""
+    reference rebuilds the sheet's data, so the right answer for other data fails."""
     x, f, b = bias_case
     with pytest.raises(AssertionError, match="negative"):
         ch07.check_bias(-b, x, f, 0.05)
@@ -130,8 +141,31 @@ def test_check_bias_self_check_properties_and_other_data(bias_case, capsys):
         ch07.check_bias(b, x, f, 0.1)
     K = np.minimum.outer(x, x)
     r = 0.1 * np.linalg.solve(K + 0.1 * np.eye(50), f)
-    reference.check_bias(r @ r, x, f, 0.1)
+    with pytest.raises(AssertionError, match="not \\|\\|\\(S - I\\) f0"):
+        reference.check_bias(r @ r, x, f, 0.1)
+    reference.check_bias(b, x[:3], f[:3], 0.1)           # the notebook's data are not used
     _passed(reference, capsys)
+    with pytest.raises(AssertionError):                  # trivial data: the answer 0 fails
+        reference.check_bias(0.0, np.zeros(1), np.zeros(1), 1.0)
+
+
+def test_check_bias_digest_cannot_be_brute_forced_quickly(bias_case):
+    """The self-check compares a slow salted hash of 6 significant digits: enumerating the
+    about 10^6 candidates of one decade around the answer takes far longer than the few
+    seconds tried here, and those seconds (from the bottom of the decade) do not find it."""
+    import time
+
+    from kmlib.book.exercises._answers import matches_digest
+    x, f, b = bias_case
+    start = 10 ** np.floor(np.log10(b))
+    t0, tried, found = time.perf_counter(), 0, False
+    while time.perf_counter() - t0 < 2.0:
+        cand = start * (1 + tried * 1e-5)
+        found |= matches_digest(cand, ch07._BIAS2_DIGEST, "bias2")
+        tried += 1
+    per_call = (time.perf_counter() - t0) / tried
+    assert not found
+    assert per_call * 9e5 > 60.0           # the decade at 6 digits: more than a minute
 
 
 # --------------------------------------------------------------------------- #
@@ -148,10 +182,59 @@ def _grid_bound(m, n_grid=4000):
 
 
 @BOTH
-@pytest.mark.parametrize("m", [1, 2, 3])
-def test_check_rate_bound_accepts_fine_grid(module, m, capsys):
-    module.check_rate_bound(_grid_bound(m), NS, m)
+def test_check_rate_bound_accepts_fine_grid(module, capsys):
+    module.check_rate_bound(_grid_bound(2), NS, 2)
     _passed(module, capsys)
+
+
+@pytest.mark.parametrize("m", [1, 3])
+def test_self_check_rate_bound_properties_hold_for_other_m(m, capsys):
+    ch07.check_rate_bound(_grid_bound(m), NS, m)
+    _passed(ch07, capsys)
+
+
+def test_reference_rate_bound_uses_the_sheets_m_and_ns():
+    """Another m, or other sample sizes, in the call do not change the problem graded."""
+    with pytest.raises(AssertionError):
+        reference.check_rate_bound(_grid_bound(1), NS, 1)
+    with pytest.raises(AssertionError, match="shape"):
+        reference.check_rate_bound(_grid_bound(2)[:3], NS[:3], 2)
+
+
+def _part1_closed_form(m):
+    """The closed-form upper bound of part 1, minimised: not the minimum of the objective."""
+    return reference_bracket(m)[1]
+
+
+def reference_bracket(m):
+    return ch07._part1_bracket(NS, m, 1.0, 1.0)
+
+
+def test_rate_bound_rejects_the_closed_form_of_part_1():
+    """Submitting part 1's closed form (1-23% above the minimum) fails both checks."""
+    U = _part1_closed_form(2)
+    for module, match in ((ch07, "closed form of part 1"), (reference, "more than 1% above")):
+        with pytest.raises(AssertionError, match=match):
+            module.check_rate_bound(U, NS, 2)
+    slope_U = np.polyfit(np.log(NS), np.log(U), 1)[0]
+    with pytest.raises(AssertionError, match="closed form"):
+        ch07.check_rate_slope(slope_U, 2)
+
+
+def test_rate_bound_self_check_is_not_an_oracle():
+    """Scaling B[0] alone, the self-check accepts a range more than 10% wide around the
+    answer (the lower bound of part 1 is that loose at n = 100): it cannot locate B[0]."""
+    B = _grid_bound(2)
+    accepted = []
+    for f in np.linspace(0.7, 1.05, 141):
+        trial = B.copy()
+        trial[0] *= f
+        try:
+            ch07.check_rate_bound(trial, NS, 2)
+        except AssertionError:
+            continue
+        accepted.append(f)
+    assert 1.0 in np.round(accepted, 10) and max(accepted) - min(accepted) > 0.1
 
 
 def test_check_rate_bound_m1_matches_the_chapter_closed_form():
@@ -166,8 +249,8 @@ def test_check_rate_bound_m1_matches_the_chapter_closed_form():
 
 @BOTH
 @pytest.mark.parametrize("transform,match", [
-    (lambda B: 0.5 * B, "below the true minimum"),
-    (lambda B: 1.2 * B, "more than 1% above"),
+    (lambda B: 0.5 * B, "below the"),
+    (lambda B: 1.2 * B, "more than 1%"),
     (lambda B: None, "is None"),
     (lambda B: B[:5], "shape"),
 ])
@@ -212,11 +295,28 @@ def test_check_rate_slope_rejects_mistakes(module, value, match):
 
 def test_reference_rate_slope_recomputes_the_fit(capsys):
     """The reference also compares with the slope of the exact bound over the sheet's ns:
-    the exponent itself (-0.8), near it but not the fit, passes only the self-check."""
-    ch07.check_rate_slope(-0.8, 2)
+    a value near the exponent but not the fit passes only the self-check; the exponent
+    itself (-0.8, the slope of part 1's closed form) fails both."""
+    ch07.check_rate_slope(-0.795, 2)
     _passed(ch07, capsys)
     with pytest.raises(AssertionError, match="least-squares slope"):
-        reference.check_rate_slope(-0.8, 2)
+        reference.check_rate_slope(-0.795, 2)
+    with pytest.raises(AssertionError, match="closed form"):
+        ch07.check_rate_slope(-0.8, 2)
+
+
+def test_rate_slope_self_check_is_not_an_oracle():
+    """The self-check accepts every slope in a window about 0.05 wide: it cannot locate the
+    answer to the 0.005 the full check demands."""
+    grid = np.arange(-0.85, -0.75, 0.0005)
+    accepted = []
+    for v in grid:
+        try:
+            ch07.check_rate_slope(float(v), 2)
+        except AssertionError:
+            continue
+        accepted.append(v)
+    assert max(accepted) - min(accepted) > 0.05
 
 
 # --------------------------------------------------------------------------- #
@@ -261,8 +361,9 @@ def test_check_smoothness_accepts_another_valid_split(module, smooth, capsys):
     splits = [list(SkKFold(5).split(X)) for X in run["X"]]
     module.check_smoothness_mse(ref_sk, splits, nu=1.5, others=run["mse"])
     _passed(module, capsys)
-    with pytest.raises(AssertionError, match="pass it in splits"):
-        module.check_smoothness_mse(ref_sk, None, nu=1.5, others=run["mse"])
+    if module is reference:
+        with pytest.raises(AssertionError, match="pass it in splits"):
+            module.check_smoothness_mse(ref_sk, None, nu=1.5, others=run["mse"])
 
 
 @BOTH
@@ -289,15 +390,134 @@ def test_check_smoothness_rejects_mistakes(module, smooth, which, match):
     _no_leak(exc, ref[1])
 
 
-def test_self_check_cannot_judge_another_split(smooth, capsys):
-    """With another valid split the self-check tests the properties only (a wrong value
-    passes it); the reference recomputes the CV with that split and rejects it."""
-    run, _, ref_sk = smooth
+def test_self_check_rejects_junk_for_any_split(smooth, capsys):
+    """Whatever the split, the self-check rejects a value that is no Matern-3/2 refit on the
+    grids; it cannot tell which refit the split's CV picks (the book's answer with
+    another split passes it), which the reference recomputes."""
+    run, ref, ref_sk = smooth
     splits = [list(SkKFold(5).split(X)) for X in run["X"]]
-    ch07.check_smoothness_mse(ref_sk * 1.3, splits, nu=1.5, others=run["mse"])
+    for junk in (ref_sk * 1.3, np.array([0.5, 0.7])):
+        with pytest.raises(AssertionError, match="not the test MSE"):
+            ch07.check_smoothness_mse(junk, splits, nu=1.5, others=run["mse"])
+    ch07.check_smoothness_mse(ref, splits, nu=1.5, others=run["mse"])
     assert "graded" in capsys.readouterr().out
     with pytest.raises(AssertionError, match="not the test MSE"):
-        reference.check_smoothness_mse(ref_sk * 1.3, splits, nu=1.5, others=run["mse"])
+        reference.check_smoothness_mse(ref, splits, nu=1.5, others=run["mse"])
+
+
+def test_smoothness_self_check_is_not_an_oracle(smooth):
+    """All 255 refits of the grids pass the self-check for each target: it cannot single
+    out the CV choice."""
+    grid = ch07._grid_refit_mses(1.5)
+    run, ref, _ = smooth
+    for i in range(grid.shape[1]):
+        for j in range(0, grid.shape[2], 4):
+            ch07.check_smoothness_mse([grid[0, i, j], ref[1]], None, others=None)
+            ch07.check_smoothness_mse([ref[0], grid[1, i, j]], None, others=None)
+
+
+def test_reference_smoothness_rebuilds_data_and_kernel(smooth):
+    """The reference uses the sheet's nu = 1.5 and seed 0 whatever the call says."""
+    run, ref, _ = smooth
+    reference.check_smoothness_mse(ref, None, nu=2.5, seed=3, others=None)
+    with pytest.raises(AssertionError):
+        reference.check_smoothness_mse(run["mse"][:, 1], None, nu=2.5, seed=0, others=None)
+
+
+# --------------------------------------------------------------------------- #
+# a floor under every penalty
+# --------------------------------------------------------------------------- #
+@pytest.fixture(scope="module")
+def floor_case():
+    """The sheet's x2, f2; floor and best through the tridiagonal route and a fine grid."""
+    x = np.sort(np.random.default_rng(12).uniform(0, 1, 50))
+    f = np.sin(np.pi * x / 2)
+    w, V = np.linalg.eigh(np.minimum.outer(x, x))
+    th = V.T @ f
+    floor = np.sum(0.25 * th**2 / (0.25 + th**2)) / 50
+    best = np.min(rates.sobolev_mspe(x, f, 0.25, np.logspace(-6, 2, 801)))
+    return x, f, floor, best
+
+
+@BOTH
+def test_check_floor_accepts_answer(module, floor_case, capsys):
+    x, f, floor, best = floor_case
+    module.check_floor(floor, best, x, f)
+    _passed(module, capsys)
+
+
+@BOTH
+@pytest.mark.parametrize("which", ["swap", "best_high", "floor_n", "none", "floor_zero"])
+def test_check_floor_rejects_mistakes(module, floor_case, which):
+    x, f, floor, best = floor_case
+    args = {"swap": (best, floor), "best_high": (floor, 1.2 * best),
+            "floor_n": (50 * floor, 50 * best), "none": (None, best),
+            "floor_zero": (0.0, best)}[which]
+    with pytest.raises(AssertionError) as exc:
+        module.check_floor(*args, x, f)
+    _no_leak(exc, floor)
+    _no_leak(exc, best)
+
+
+def test_floor_checks_use_the_sheets_data(floor_case):
+    x, f, floor, best = floor_case
+    with pytest.raises(AssertionError, match="differ from the sheet's"):
+        ch07.check_floor(1.0, 1.0, np.ones(3), np.ones(3))
+    with pytest.raises(AssertionError):
+        reference.check_floor(1.0, 1.0, np.ones(3), np.ones(3))
+
+
+def test_floor_self_check_is_not_an_oracle(floor_case):
+    """Any floor in (0, best] and any best down to the floor pass: no value is singled out."""
+    x, f, floor, best = floor_case
+    for fl, b in ((0.5 * floor, best), (floor, 1.0001 * floor), (1e-9, 0.5 * best)):
+        ch07.check_floor(fl, b, x, f)
+
+
+# --------------------------------------------------------------------------- #
+# faster than the bound
+# --------------------------------------------------------------------------- #
+@pytest.fixture(scope="module")
+def smooth_rate():
+    """Bounded scalar minimisation in log gamma (the sheet uses a grid)."""
+    from scipy.optimize import minimize_scalar
+    ns = np.logspace(2, 7, 11)
+    mu = 1 / ((np.arange(1, 100_001) - 0.5) * np.pi) ** 2
+
+    def R(n, lg):
+        g = np.exp(lg)
+        return 0.25 / n * np.sum(mu**2 / (mu + g) ** 2) + 0.5 * g**2 / (mu[0] + g) ** 2
+    r = np.array([minimize_scalar(lambda t, n=n: R(n, t), bounds=(np.log(1e-8), 0),
+                                  method="bounded", options={"xatol": 1e-9}).fun for n in ns])
+    return ns, r, np.polyfit(np.log(ns), np.log(r), 1)[0]
+
+
+@BOTH
+def test_check_smooth_rate_accepts_answer(module, smooth_rate, capsys):
+    ns, r, sl = smooth_rate
+    module.check_smooth_rate(r, sl, ns)
+    _passed(module, capsys)
+
+
+@BOTH
+@pytest.mark.parametrize("which", ["sigma1", "high", "slope", "none", "reversed"])
+def test_check_smooth_rate_rejects_mistakes(module, smooth_rate, which):
+    ns, r, sl = smooth_rate
+    args = {"sigma1": (4 * r, sl), "high": (1.05 * r, sl), "slope": (r, -2 / 3),
+            "none": (None, sl), "reversed": (r[::-1], -sl)}[which]
+    with pytest.raises(AssertionError):
+        module.check_smooth_rate(*args, ns)
+
+
+def test_smooth_rate_self_check_is_not_an_oracle(smooth_rate, capsys):
+    """Values well below the minimum pass the self-check (it tests the minimum's upper
+    side and the slope's consistency only); the reference rejects them."""
+    ns, r, sl = smooth_rate
+    low = 0.7 * r
+    ch07.check_smooth_rate(low, np.polyfit(np.log(ns), np.log(low), 1)[0], ns)
+    _passed(ch07, capsys)
+    with pytest.raises(AssertionError):
+        reference.check_smooth_rate(low, sl, ns)
 
 
 # --------------------------------------------------------------------------- #
@@ -309,7 +529,7 @@ def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys, mo
     cells = notebook.code_cells(NOTEBOOK)
     checks = notebook.check_sources(cells)
     calls = sum(src.count("ch07.check_") for src in checks)
-    assert len(checks) == 4 and calls == 5
+    assert len(checks) == 6 and calls == 7
     notebook.run_with_solutions(cells)
     assert capsys.readouterr().out.count("Self-check passed:") == calls
     notebook.assert_checks_fail_with_none_stubs(cells)

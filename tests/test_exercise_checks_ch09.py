@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+from contextlib import nullcontext as _nullcontext
 from pathlib import Path
 
 import _exercise_cells as notebook
@@ -212,14 +213,10 @@ def test_choose_D_accepts_formula(module, capsys):
 @BOTH
 @pytest.mark.parametrize("answer,match", [
     ((math.ceil(2 / 0.05**2 * math.log(2 * 1000 / 0.01)), EPS_OK, DPH_OK), "n\\^2 pairs"),
-    ((D_OK - 1, EPS_OK, DPH_OK), "round the bound up"),
-    ((D_OK + 5, EPS_OK, DPH_OK), "too large"),
-    ((D_OK // 2, EPS_OK, DPH_OK), "too small"),
     ((2 / 0.05**2 * LOGT, EPS_OK, DPH_OK), "integer"),
     ((D_OK, 2 * EPS_OK, DPH_OK), "eps_guaranteed"),
     ((D_OK, EPS_OK * (1 + 1e-4), DPH_OK), "eps_guaranteed"),
     ((D_OK, EPS_OK, D_OK), "range over \\[-2, 2\\]"),
-    ((D_OK, EPS_OK, 2 * D_OK), "range 4"),
     ((None, EPS_OK, DPH_OK), "is None"),
 ])
 def test_choose_D_rejects_mistakes(module, answer, match):
@@ -228,9 +225,33 @@ def test_choose_D_rejects_mistakes(module, answer, match):
     assert str(D_OK) not in str(err.value) and str(DPH_OK) not in str(err.value)
 
 
-def test_choose_D_self_check_sees_D_phase_one_too_small():
-    with pytest.raises(AssertionError, match="D_phase is one too small"):
-        ch09.check_choose_D(D_OK, EPS_OK, DPH_OK - 1, 1000, 0.05, 0.01, 5000)
+@pytest.mark.parametrize("answer,match", [
+    ((D_OK - 1, EPS_OK, DPH_OK), "round the bound up"),
+    ((D_OK + 5, EPS_OK, DPH_OK), "too large"),
+    ((D_OK // 2, EPS_OK, DPH_OK), "too small"),
+    ((D_OK, EPS_OK, 2 * D_OK), "range 4"),
+])
+def test_choose_D_reference_names_the_direction(answer, match):
+    """Only the full check (run when grading) says which way an integer is off."""
+    with pytest.raises(AssertionError, match=match):
+        reference.check_choose_D(*answer, 1000, 0.05, 0.01, 5000)
+    with pytest.raises(AssertionError) if answer[0] != D_OK else _nullcontext() as err:
+        ch09.check_choose_D(*answer, 1000, 0.05, 0.01, 5000)
+    if err is not None and answer[0] != D_OK:
+        assert not any(w in str(err.value) for w in ("too large", "too small", "one too"))
+
+
+def test_choose_D_self_check_is_not_an_oracle_for_D_phase(capsys):
+    """D_phase is a single integer: every integer above D_needed passes the self-check."""
+    for d2 in (D_OK + 1, DPH_OK - 1, DPH_OK, DPH_OK + 1, 3 * DPH_OK):
+        ch09.check_choose_D(D_OK, EPS_OK, d2, 1000, 0.05, 0.01, 5000)
+    assert capsys.readouterr().out.count("Self-check passed:") == 5
+
+
+def test_choose_D_reference_uses_the_sheets_values(capsys):
+    """Other n, eps, delta in the call do not change what is graded."""
+    reference.check_choose_D(D_OK, EPS_OK, DPH_OK, 10, 0.5, 0.5, 50)
+    _passed(reference, capsys)
 
 
 # --------------------------------------------------------------------------- #
@@ -283,6 +304,73 @@ def test_streaming_rejects_mistakes(module, stream_data):
 
 
 # --------------------------------------------------------------------------- #
+# not positive definite
+# --------------------------------------------------------------------------- #
+def _epa_min(x):
+    return np.linalg.eigvalsh(np.maximum(0, 1 - (x[:, None] - x[None, :]) ** 2))[0]
+
+
+@BOTH
+@pytest.mark.parametrize("x", [0.2 * np.arange(25), np.array([-0.45, 0.0, 0.45])])
+def test_not_pd_accepts_counterexamples(module, x, capsys):
+    """The sheet's grid and the three-point cluster of its part 3."""
+    module.check_not_pd(x, _epa_min(x))
+    _passed(module, capsys)
+
+
+@BOTH
+@pytest.mark.parametrize("which,match", [
+    ("spread", "below -1e-3"), ("wrong_eig", "smallest eigenvalue"), ("many", "between 2 and 30"),
+    ("none", "is None"),
+])
+def test_not_pd_rejects_mistakes(module, which, match):
+    x = 0.2 * np.arange(25)
+    args = {"spread": (np.arange(5.0), 1.0), "wrong_eig": (x, 0.5 * _epa_min(x)),
+            "many": (0.2 * np.arange(40), _epa_min(0.2 * np.arange(40))),
+            "none": (x, None)}[which]
+    with pytest.raises(AssertionError, match=match):
+        module.check_not_pd(*args)
+
+
+# --------------------------------------------------------------------------- #
+# worst error over a domain
+# --------------------------------------------------------------------------- #
+@pytest.fixture(scope="module")
+def domain_err():
+    """Cosines of the differences, with the grid built by linspace instead of arange."""
+    w = np.random.default_rng(0).standard_normal(100)
+    out = []
+    for L in (1, 10, 100, 1000):
+        d = np.linspace(0, L, int(round(L / 0.005)) + 1)
+        out.append(np.max(np.abs(np.cos(np.outer(d, w)).mean(axis=1) - np.exp(-d**2 / 2))))
+    return np.array(out)
+
+
+@BOTH
+def test_domain_error_accepts_answer(module, domain_err, capsys):
+    module.check_domain_error(domain_err, [1, 10, 100, 1000])
+    _passed(module, capsys)
+
+
+@BOTH
+@pytest.mark.parametrize("which", ["decreasing", "too_small", "none", "shape"])
+def test_domain_error_rejects_mistakes(module, domain_err, which):
+    e = domain_err
+    ans = {"decreasing": e[::-1], "too_small": 0.5 * e, "none": None, "shape": e[:3]}[which]
+    with pytest.raises(AssertionError):
+        module.check_domain_error(ans, [1, 10, 100, 1000])
+
+
+def test_domain_error_self_check_is_not_an_oracle(domain_err, capsys):
+    """Larger values (up to 2, non-decreasing) pass the self-check; only the reference
+    compares with the recomputed maximum."""
+    ch09.check_domain_error(np.minimum(1.3 * domain_err, 2.0), [1, 10, 100, 1000])
+    _passed(ch09, capsys)
+    with pytest.raises(AssertionError):
+        reference.check_domain_error(1.3 * domain_err, [1, 10, 100, 1000])
+
+
+# --------------------------------------------------------------------------- #
 # the notebook: solutions pass, None stubs fail every check
 # --------------------------------------------------------------------------- #
 def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys, monkeypatch):
@@ -290,12 +378,12 @@ def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys, mo
     reference check; with None stubs every check fails, both ways."""
     cells = notebook.code_cells(NOTEBOOK)
     checks = notebook.check_sources(cells)
-    assert len(checks) == 5
+    assert len(checks) == 7
     notebook.run_with_solutions(cells)
-    assert len(re.findall(r"^Self-check passed:", capsys.readouterr().out, flags=re.M)) == 5
+    assert len(re.findall(r"^Self-check passed:", capsys.readouterr().out, flags=re.M)) == 7
     notebook.assert_checks_fail_with_none_stubs(cells)
     for name in [n for n in vars(ch09) if n.startswith("check_")]:
         monkeypatch.setattr(ch09, name, getattr(reference, name))
     notebook.run_with_solutions(cells)
-    assert len(re.findall(r"^Correct:", capsys.readouterr().out, flags=re.M)) == 5
+    assert len(re.findall(r"^Correct:", capsys.readouterr().out, flags=re.M)) == 7
     notebook.assert_checks_fail_with_none_stubs(cells)

@@ -46,14 +46,15 @@ def use_style() -> None:
     mpl.rcParams["axes.prop_cycle"] = cycler(color=list(PALETTE))
 
 
-def figure(ncols: int = 1, nrows: int = 1, *, width: float | None = None,
+def figure(nrows: int = 1, ncols: int = 1, *, width: float | None = None,
            height: float | None = None, **kwargs: Any):
     """Return ``(fig, axes)`` in the book's style.
 
     Parameters
     ----------
-    ncols, nrows : int
-        Grid of axes, as in :func:`matplotlib.pyplot.subplots`.
+    nrows, ncols : int
+        Grid of axes, in the order of :func:`matplotlib.pyplot.subplots`
+        (rows first), so ``figure(1, 2)`` puts two panels side by side.
     width, height : float, optional
         Size in inches; defaults scale with the grid.
     """

@@ -28,7 +28,32 @@ __all__ = [
     "check_rate_slope",
     "check_representer",
     "check_smoothness_mse",
+    "check_floor",
+    "check_smooth_rate",
 ]
+
+
+# --------------------------------------------------------------------------- #
+# the sheet's data, rebuilt from the sheet's own seeds (never taken from the notebook)
+# --------------------------------------------------------------------------- #
+def _sheet_representer() -> tuple[np.ndarray, np.ndarray, float]:
+    """``x, fx, f_norm2`` of the sheet's cell (seed 11)."""
+    rng = np.random.default_rng(11)
+    z, a = rng.uniform(0, 1, 4), rng.standard_normal(4)
+    x = np.sort(rng.uniform(0, 1, 25))
+    return x, np.minimum.outer(x, z) @ a, float(a @ np.minimum.outer(z, z) @ a)
+
+
+def _sheet_bias() -> tuple[np.ndarray, np.ndarray, float]:
+    """``x2, f2, lam2`` of the sheet's cell (seed 12)."""
+    x2 = np.sort(np.random.default_rng(12).uniform(0, 1, 50))
+    return x2, np.sin(np.pi * x2 / 2), 0.05
+
+
+#: The sample sizes of the sheet (``ns`` in its cell), over which the slope is fitted.
+SHEET_NS = np.logspace(2, 8, 13)
+#: The exercise on mu_j = j^(-2m): m, sigma^2 and ||f0||^2 of the statement.
+SHEET_M, SHEET_SIGMA2, SHEET_FNORM2 = 2, 1.0, 1.0
 
 
 def _close(a: float, b: float, rtol: float) -> bool:
@@ -51,10 +76,10 @@ def check_representer(alpha: Any, quad: Any, x: Any, fx: Any, f_norm2: float) ->
     """Check ``alpha`` with ``K alpha = f0(x)`` and ``quad = alpha^T K alpha`` for ``min(x, x')``.
 
     Reference: ``alpha = Q f0(x)`` with the tridiagonal inverse ``Q`` of ``K`` (no dense solve),
-    and ``quad = f0(x)^T Q f0(x)``.
+    and ``quad = f0(x)^T Q f0(x)``, on the sheet's data rebuilt from its seed (the
+    arguments ``x, fx, f_norm2`` are not used as the problem data).
     """
-    x = np.asarray(x, dtype=float)
-    fx = np.asarray(fx, dtype=float)
+    x, fx, f_norm2 = _sheet_representer()
     a = answer_array(alpha, "alpha", x.shape)
     q = answer_scalar(quad, "quad")
     order = np.argsort(x)
@@ -93,10 +118,10 @@ def check_bias(bias2: Any, x: Any, fx: Any, lam: float) -> None:
     The bias is a sum, not divided by n.
 
     Reference: the exact MSPE with zero noise from :func:`kmlib.book.rates.sobolev_mspe`
-    (one banded solve with the tridiagonal inverse of ``K``), times ``n``.
+    (one banded solve with the tridiagonal inverse of ``K``), times ``n``, on the sheet's
+    data rebuilt from its seed (the arguments ``x, fx, lam`` are not used).
     """
-    x = np.asarray(x, dtype=float)
-    fx = np.asarray(fx, dtype=float)
+    x, fx, lam = _sheet_bias()
     v = answer_scalar(bias2, "bias2")
     n = x.shape[0]
     ref = n * rates.sobolev_mspe(x, fx, 0.0, lam)
@@ -140,9 +165,10 @@ def check_rate_bound(B: Any, ns: Any, m: int, sigma2: float = 1.0, f_norm2: floa
 
     Reference: on each interval of gamma where the number of terms above gamma is fixed,
     the objective is minimised in closed form (tail sums by the Hurwitz zeta function);
-    a fine grid of gamma values agrees to 1%.
+    a fine grid of gamma values agrees to 1%.  The sample sizes, m, sigma^2 and ||f0||^2
+    are the sheet's (the arguments are not used as the problem data).
     """
-    ns = np.asarray(ns, dtype=float)
+    ns, m, sigma2, f_norm2 = SHEET_NS, SHEET_M, SHEET_SIGMA2, SHEET_FNORM2
     b = answer_array(B, "B", ns.shape)
     ref = np.array([_bound_min(n, m, sigma2, f_norm2) for n in ns])
     if np.any(b < ref * (1 - 1e-6)):
@@ -155,18 +181,15 @@ def check_rate_bound(B: Any, ns: Any, m: int, sigma2: float = 1.0, f_norm2: floa
     print(f"Correct: the bound falls from {ref[0]:.3g} to {ref[-1]:.3g}.")
 
 
-#: The sample sizes of the sheet (``ns`` in its cell), over which the slope is fitted.
-SHEET_NS = np.logspace(2, 8, 13)
-
-
 def check_rate_slope(slope: Any, m: int) -> None:
     """Check the fitted log-log slope of the bound for ``mu_j = j^(-2m)``.
 
     Reference: the least-squares slope of ``log B`` on ``log n`` over the sheet's ``ns``
     with the exact minimum ``B`` (Hurwitz zeta tails, as in :func:`check_rate_bound`); the
     answer must lie within 0.005 of it, and within 0.03 of the exponent -2m/(2m+1) the
-    calculation predicts.
+    calculation predicts.  ``m`` is the sheet's (the argument is not used).
     """
+    m = SHEET_M
     v = answer_scalar(slope, "slope")
     target = -2 * m / (2 * m + 1)
     if v > 0:
@@ -239,6 +262,8 @@ def check_smoothness_mse(mse_new: Any, splits: Any = None, nu: float = 1.5, seed
     from kmlib._folds import resolve_folds
 
     m = answer_array(mse_new, "mse_new", (2,))
+    nu, seed = 1.5, 0                                  # the sheet's exercise, not the arguments
+    others = rates.smoothness_experiment(seed)["mse"]  # the chapter's kernels, rebuilt
     data = _smoothness_data(seed)
     if splits is None:
         splits = [None, None]
@@ -281,3 +306,60 @@ def check_smoothness_mse(mse_new: Any, splits: Any = None, nu: float = 1.5, seed
                              "all 40 points, and the test error against the noiseless target on "
                              "1000 equally spaced points")
     print(f"Correct: Matern-{nu:g} test MSEs computed for the sine and the square wave.")
+
+
+# --------------------------------------------------------------------------- #
+# exercise: a floor under every penalty
+# --------------------------------------------------------------------------- #
+def check_floor(floor: Any, best: Any, x: Any, fx: Any) -> None:
+    """Check the ideal-shrinkage floor and the best ridge risk, sigma = 0.5.
+
+    Reference: the floor through the dense eigendecomposition; the best risk through the
+    tridiagonal inverse of ``K`` (:func:`kmlib.book.rates.sobolev_mspe`) over the same
+    grid of penalties.  The data are the sheet's, rebuilt (the arguments are not used).
+    """
+    x, fx, _ = _sheet_bias()
+    fl, b = answer_scalar(floor, "floor"), answer_scalar(best, "best")
+    nu, U = np.linalg.eigh(np.minimum.outer(x, x))
+    theta = U.T @ fx
+    ref_floor = float(np.sum(0.25 * theta**2 / (0.25 + theta**2)) / x.shape[0])
+    ref_best = float(np.min(rates.sobolev_mspe(x, fx, 0.25, np.logspace(-6, 2, 801))))
+    if not _close(fl, ref_floor, 1e-6):
+        if _close(fl, ref_floor * x.shape[0], 1e-6):
+            raise AssertionError("floor is not divided by n")
+        raise AssertionError("floor is not (1/n) sum_i sigma^2 theta_i^2 / (sigma^2 + theta_i^2) "
+                             "with theta = U^T f0(x) and sigma = 0.5")
+    if not _close(b, ref_best, 1e-6):
+        if _close(b, ref_best * x.shape[0], 1e-6):
+            raise AssertionError("best is not divided by n")
+        raise AssertionError("best is not the smallest exact risk over logspace(-6, 2, 801)")
+    print(f"Correct: the best ridge risk is {ref_best / ref_floor:.2f} times the ideal floor.")
+
+
+# --------------------------------------------------------------------------- #
+# exercise: faster than the bound for a smooth target
+# --------------------------------------------------------------------------- #
+def check_smooth_rate(R_best: Any, slope_best: Any, ns: Any) -> None:
+    """Check the minimised Mercer risk of the sine and its slope.
+
+    Reference: the variance sum by the integral comparison of its tail beyond 2 x 10^5
+    terms, and the grid minimum over the sheet's 801 gammas; the sheet's ``ns``
+    (the argument is not used).  Tolerances: 1e-4 relative on ``R_best``, 1e-3 on the slope.
+    """
+    ns = np.logspace(2, 7, 11)
+    r = answer_array(R_best, "R_best", ns.shape)
+    sl = answer_scalar(slope_best, "slope_best")
+    mu = 1.0 / ((np.arange(1, 200_001) - 0.5) * np.pi) ** 2
+    gammas = np.logspace(-8, 0, 801)
+    var_sum = np.array([np.sum(mu**2 / (mu + g) ** 2) for g in gammas])
+    bias = 0.5 * gammas**2 / (mu[0] + gammas) ** 2
+    ref = (0.25 / ns[:, None] * var_sum[None, :] + bias[None, :]).min(axis=1)
+    if not np.allclose(r, ref, rtol=1e-4):
+        if np.allclose(r, (1.0 / ns[:, None] * var_sum[None, :] + bias[None, :]).min(axis=1),
+                       rtol=1e-4):
+            raise AssertionError("R_best uses sigma^2 = 1; the exercise has sigma = 0.5")
+        raise AssertionError("R_best is not min over the gamma grid of R(n, gamma) (1e-4)")
+    ref_slope = float(np.polyfit(np.log(ns), np.log(ref), 1)[0])
+    if abs(sl - ref_slope) > 1e-3:
+        raise AssertionError("slope_best is not the least-squares slope of log R_best on log n")
+    print(f"Correct: the minimised risk falls with slope {ref_slope:.3f}.")

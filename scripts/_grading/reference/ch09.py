@@ -16,7 +16,7 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import integrate
+from scipy import integrate, linalg
 
 from kmlib.book.exercises._answers import answer_array, answer_scalar
 from kmlib.book.large_scale import regression_blocks
@@ -30,6 +30,8 @@ __all__ = [
     "check_nystroem",
     "check_choose_D",
     "check_streaming_coef",
+    "check_not_pd",
+    "check_domain_error",
 ]
 
 
@@ -57,6 +59,7 @@ def check_rff_variances(var_pair: Any, var_phase: Any, delta: float, ell: float,
     The reference integrates ``cos`` and ``cos^2`` against the Cauchy spectral
     density numerically (no closed form for ``h``).
     """
+    delta, ell, D = 0.4, 0.5, 25                 # the sheet's values, not the arguments
     vp = answer_scalar(var_pair, "var_pair")
     vf = answer_scalar(var_phase, "var_phase")
     h1 = _laplacian_moment(delta, ell, 1.0)
@@ -94,6 +97,7 @@ def check_prf_variance(prf_mean: Any, prf_var: Any, x: Any, xp: Any, D: int) -> 
     The reference multiplies the two Gaussian moment generating functions
     separately: ``E phi(x)^2 phi(x')^2 = exp(-|x|^2 - |x'|^2) * exp(2 |x + x'|^2)``.
     """
+    x, xp, D = [0.2, -0.1, 0.3], [0.1, 0.4, -0.2], 50      # the sheet's values
     x = np.asarray(x, dtype=float)
     xp = np.asarray(xp, dtype=float)
     m = answer_scalar(prf_mean, "prf_mean")
@@ -128,6 +132,8 @@ def check_nystroem(K_tilde: Any, X: Any, anchors: Any, sigma: float) -> None:
     ``W = C[anchors]``, ``K~ = C c`` where ``c`` solves ``W c = C^T`` in the
     least-squares, minimum-norm sense (``lstsq``), not by a pseudoinverse.
     """
+    X = np.random.default_rng(9).standard_normal((40, 2))  # the sheet's data, rebuilt
+    anchors, sigma = np.array([0, 5, 12, 12, 27, 33, 5]), 1.0
     X = np.asarray(X, dtype=float)
     idx = np.asarray(anchors)
     n = X.shape[0]
@@ -177,6 +183,7 @@ def _smallest_D(pairs: int, eps: float, delta: float, width: float) -> int:
 def check_choose_D(D_needed: Any, eps_guaranteed: Any, D_phase: Any, n: int, eps: float,
                    delta: float, D_given: int) -> None:
     """Check the uniform bound: D for (n, eps, delta), eps for a given D, and the phase variant."""
+    n, eps, delta, D_given = 1000, 0.05, 0.01, 5000         # the sheet's values
     d1 = answer_scalar(D_needed, "D_needed")
     e1 = answer_scalar(eps_guaranteed, "eps_guaranteed")
     d2 = answer_scalar(D_phase, "D_phase")
@@ -215,6 +222,8 @@ def check_choose_D(D_needed: Any, eps_guaranteed: Any, D_phase: Any, n: int, eps
 def check_streaming_coef(coef: Any, n: int, d: int, block_size: int, seed: int,
                          sigma: float, n_features: int, rff_seed: int, lam: float) -> None:
     """Check ridge coefficients on RFF accumulated over blocks, against an SVD of the full Z."""
+    n, d, block_size, seed = 20_000, 5, 4000, 3             # the sheet's values
+    sigma, n_features, rff_seed, lam = 2.0, 50, 0, 1.0
     blocks = list(regression_blocks(n, d, block_size=block_size, seed=seed))
     X = np.vstack([b[0] for b in blocks])
     y = np.concatenate([b[1] for b in blocks])
@@ -239,3 +248,58 @@ def check_streaming_coef(coef: Any, n: int, d: int, block_size: int, seed: int,
         raise AssertionError("coef ignores the penalty; add lam to the diagonal of Z^T Z")
     raise AssertionError("coef differs from ridge on the whole feature matrix; draw the "
                          "frequencies once (fit the feature map on the first block) and reuse them")
+
+
+# --------------------------------------------------------------------------- #
+# exercise: a stationary function that is not positive definite
+# --------------------------------------------------------------------------- #
+def check_not_pd(x_epa: Any, min_eig: Any) -> None:
+    """Check the student's points (their choice) against the Epanechnikov profile.
+
+    Reference route: LAPACK's smallest eigenvalue (``scipy.linalg.eigh`` with a subset)
+    and, independently, a failed Cholesky factorisation of the Gram matrix.
+    """
+    v = answer_scalar(min_eig, "min_eig")
+    try:
+        pts = np.asarray(x_epa, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise AssertionError("x_epa must be a 1-D numeric array of points") from None
+    if x_epa is None or not 2 <= pts.size <= 30 or not np.all(np.isfinite(pts)):
+        raise AssertionError("x_epa must hold between 2 and 30 finite points")
+    gram = np.maximum(0.0, 1.0 - (pts[:, None] - pts[None, :]) ** 2)
+    low = float(linalg.eigh(gram, eigvals_only=True, subset_by_index=[0, 0])[0])
+    try:
+        linalg.cholesky(gram + 1e-3 * np.eye(pts.size))
+        factorises = True
+    except linalg.LinAlgError:
+        factorises = False
+    if low > -1e-3 or factorises:
+        raise AssertionError("the Gram matrix at x_epa has no eigenvalue below -1e-3")
+    if abs(v - low) > 1e-8 * max(1.0, abs(low)):
+        raise AssertionError("min_eig is not the smallest eigenvalue of the Gram matrix at x_epa")
+    print(f"Correct: {pts.size} points with smallest eigenvalue {low:.4f}.")
+
+
+# --------------------------------------------------------------------------- #
+# exercise: how the worst error grows with the domain
+# --------------------------------------------------------------------------- #
+def check_domain_error(sup_err: Any, Ls: Any) -> None:
+    """Check the worst RFF error over [0, L] for the sheet's L and frequencies.
+
+    Reference route: the cosine-sine features at the grid points x (the error over all
+    pairs of a grid equals the error over the differences, part 1), evaluated as
+    ``max |z(x)^T z(0) - k(x, 0)|`` with the features built explicitly; tolerance 1e-9.
+    """
+    e = answer_array(sup_err, "sup_err", (4,))
+    w = np.random.default_rng(0).standard_normal(100)
+    ref = []
+    for L in (1, 10, 100, 1000):
+        d = np.arange(0, L + 1e-9, 0.005)
+        z = np.hstack([np.cos(np.outer(d, w)), np.sin(np.outer(d, w))]) / np.sqrt(100)
+        z0 = np.r_[np.ones(100), np.zeros(100)] / np.sqrt(100)          # z(0)
+        ref.append(float(np.max(np.abs(z @ z0 - np.exp(-d**2 / 2)))))
+    if not np.allclose(e, ref, rtol=1e-9, atol=1e-12):
+        raise AssertionError("sup_err is not the largest absolute error over the grid "
+                             "np.arange(0, L + 1e-9, 0.005) for each L, with the sheet's "
+                             "frequencies (seed 0, D = 100)")
+    print(f"Correct: the worst error grows from {ref[0]:.3f} to {ref[-1]:.3f}.")
