@@ -1,7 +1,7 @@
 """Tests for the chapter-6 exercise checks: the students' self-checks and the lecturer's.
 
 ``kmlib.book.exercises.ch06`` ships the self-checks (properties of an answer: a residual,
-orthogonality, a hash of a rounded number); ``_grading.reference.ch06`` holds the full
+orthogonality, a Newton decrement; no hash of a number); ``_grading.reference.ch06`` holds the full
 checks that recompute every answer.  Both must accept the right answer computed here by
 an independent route (scikit-learn, a dense bordered solve, lstsq, the precision form of
 the posterior, scipy's optimiser); the reference must reject typical wrong answers with a

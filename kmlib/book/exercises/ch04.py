@@ -7,8 +7,9 @@ with the right diagonal, a partial sum of the exponential series lies between ``
 and ``e^t`` and grows with each entry, a normalised kernel is 1 at ``r = 0`` and
 decreasing, a rank is bounded by the shape of the data and forces zero eigenvalues, and the
 sheet's real-valued answers are recognised by a slow salted hash of their values rounded to six
-significant digits (never an integer: a hash of a small whole number would give it away) (for a matrix or a function, of two numbers that summarise its values;
-:func:`~kmlib.book.exercises._answers.matches_digest`). Hashes of typical wrong answers
+significant digits (for a matrix or a function, of two numbers that summarise its values;
+:func:`~kmlib.book.exercises._answers.matches_digest`); never of an integer, whose hash
+would give it away. Hashes of typical wrong answers
 let it name a mistake without knowing the right answer. It raises ``AssertionError`` with
 a hint when a property fails and prints one line starting with ``Self-check passed:``
 otherwise. The full check, which compares every answer with an independent computation,

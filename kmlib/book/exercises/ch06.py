@@ -212,7 +212,7 @@ def poisson_data() -> tuple[np.ndarray, np.ndarray]:
     return x, rng.poisson(np.exp(1.0 + np.sin(2 * np.pi * x))).astype(float)
 
 
-POISSON_GAP_RTOL = 1e-4     # objective within 1e-4 (1 + |R|) of the minimum: L-BFGS-B's defaults reach it
+POISSON_GAP_RTOL = 1e-4     # objective within 1e-4 (1 + |R|) of the minimum (L-BFGS-B defaults)
 
 
 def poisson_objective(alpha: np.ndarray) -> float:
