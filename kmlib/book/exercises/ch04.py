@@ -5,11 +5,12 @@ is ``exercises/04_kernels.md``. A self-check tests properties that a right answe
 have, without computing the answer: a Gram matrix is symmetric and positive semidefinite
 with the right diagonal, a partial sum of the exponential series lies between ``1 + t``
 and ``e^t`` and grows with each entry, a normalised kernel is 1 at ``r = 0`` and
-decreasing, a rank is bounded by the shape of the data and forces zero eigenvalues, and the
-sheet's real-valued answers are recognised by a slow salted hash of their values rounded to six
-significant digits (for a matrix or a function, of two numbers that summarise its values;
-:func:`~kmlib.book.exercises._answers.matches_digest`); never of an integer, whose hash
-would give it away. Hashes of typical wrong answers
+decreasing, a rank is bounded by the shape of the data and forces zero eigenvalues, a
+smallest eigenvalue lies below a Rayleigh quotient, and the sheet's matrices and functions are
+recognised by a slow salted hash of two numbers that summarise their values, rounded to six
+significant digits (:func:`~kmlib.book.exercises._answers.matches_digest`). No scalar answer is
+hashed: an integer or a number known to a few digits could be found by trying candidates.
+Hashes of typical wrong answers
 let it name a mistake without knowing the right answer. It raises ``AssertionError`` with
 a hint when a property fails and prints one line starting with ``Self-check passed:``
 otherwise. The full check, which compares every answer with an independent computation,
@@ -24,6 +25,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import numpy as np
+
+from kmlib import kernels
 
 from ._answers import answer_array, answer_scalar, matches_digest
 
@@ -60,8 +63,6 @@ DIGESTS = {
     "matern52[r/ell]:squares":
         "1dd7cff6e60e7ab7ec5a68ab620faa863dd6a6a32fc31aebda3db210f6cfdc44",
     "matern52[t^2]:squares": "e724e3e165ca3932c6ca8d38eaa5e7eeddfcb99bf11ebbdf8e79cebe148b11b4",
-    "min_eig_32": "f8e1ae24568965f8feb39b1334a359ff72b97cf8e829c9ddfb9dde0d4100d41f",
-    "min_eig_52": "2d74e8724ca95047a6af42f765706929dd8207e608d6f40a52de2d8434d0180d",
 }
 
 
@@ -270,31 +271,36 @@ def check_matern_gram(min_eig_32: Any, min_eig_52: Any, x: Any = None, ell: floa
     """Self-check of the smallest eigenvalues of the Matern 3/2 and 5/2 Gram matrices.
 
     ``x`` defaults to :func:`sheet_matern_points`. Properties: positive (the kernels are
-    strictly positive definite) and at most 1 (the diagonal is 1, so the smallest eigenvalue
-    is at most the mean eigenvalue, 1); for the sheet's points and ``ell = 0.5``, the hash of
-    each value (and of each in the other's place, to tell a swap).
+    strictly positive definite) and at most the Rayleigh quotient of ``e_i - e_j`` for the two
+    closest points, ``1 - k(|x_i - x_j|)``, an upper bound for the smallest eigenvalue (and at
+    most 1, the mean eigenvalue). No hash: every value between 0 and that bound passes, so the
+    self-check cannot be searched for the answer.
     """
     pts = sheet_matern_points() if x is None else np.asarray(x, dtype=float).reshape(-1)
-    sheet = float(ell) == 0.5 and _same(pts, sheet_matern_points())
-    given = {"min_eig_32": answer_scalar(min_eig_32, "min_eig_32"),
-             "min_eig_52": answer_scalar(min_eig_52, "min_eig_52")}
-    for name, v in given.items():
+    gaps = np.abs(np.subtract.outer(pts, pts))
+    np.fill_diagonal(gaps, np.inf)
+    r_min = float(gaps.min())
+    given = {"min_eig_32": (answer_scalar(min_eig_32, "min_eig_32"), 1.5),
+             "min_eig_52": (answer_scalar(min_eig_52, "min_eig_52"), 2.5)}
+    for name, (v, nu) in given.items():
         if v > 1.0:
             raise AssertionError(f"{name} is the largest eigenvalue (or another one); eigvalsh "
                                  "returns the eigenvalues in increasing order, and the smallest "
                                  "is at most the mean, 1")
-        if v < -1e-9:
-            raise AssertionError(f"{name} is clearly negative, but a Matern Gram matrix is "
-                                 "positive semidefinite; build the matrix from the distances "
-                                 "|x_i - x_j| (not the differences) and check your closed form")
-        other = "min_eig_52" if name == "min_eig_32" else "min_eig_32"
-        if sheet and not matches_digest(v, DIGESTS[name], name):
-            if matches_digest(v, DIGESTS[other], other):
-                raise AssertionError(f"{name} belongs to the other Matern kernel (3/2 and 5/2 "
-                                     "swapped)")
-            raise AssertionError(f"{name} is not the smallest eigenvalue of the Gram matrix "
-                                 f"k(|x_i - x_j|) with ell = {ell:g} on the {len(pts)} points")
-    print(f"Self-check passed: both smallest eigenvalues are positive and at most 1 ({GRADED}).")
+        if v <= 0.0:
+            raise AssertionError(f"{name} is not positive, but a Matern Gram matrix on distinct "
+                                 "points is positive definite; build the matrix from the "
+                                 "distances |x_i - x_j| (not the differences) and check your "
+                                 "closed form")
+        bound = 1.0 - float(kernels.matern(nu, ell)(np.array([0.0]), np.array([r_min]))[0, 0])
+        if v > bound:
+            raise AssertionError(
+                f"{name} is not the smallest eigenvalue: for the two closest points x_i, x_j the "
+                "vector e_i - e_j has Rayleigh quotient 1 - k(|x_i - x_j|), and the smallest "
+                "eigenvalue is at most that; use eigvalsh on the Gram matrix with "
+                f"ell = {ell:g}")
+    print(f"Self-check passed: both smallest eigenvalues are positive and below the Rayleigh "
+          f"quotient of the closest pair ({GRADED}).")
 
 
 # --------------------------------------------------------------------------- #
