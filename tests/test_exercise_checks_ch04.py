@@ -23,7 +23,6 @@ from sklearn.gaussian_process.kernels import Matern
 
 from kmlib import kernels
 from kmlib.book.exercises import ch04
-from kmlib.book.exercises._answers import matches_digest
 
 pytestmark = pytest.mark.filterwarnings("error")
 
@@ -182,11 +181,13 @@ def test_inner_product_gram_accepts_rank_of_X(design, capsys):
                                                        design))
 
 
-def test_inner_product_gram_diagnoses_mistakes(design):
+def test_inner_product_gram_diagnoses_mistakes(design, capsys):
     _rejected(lambda m: m.check_inner_product_gram(12, 0.0, design), "can be smaller",
-              "can be smaller")
-    _rejected(lambda m: m.check_inner_product_gram(4, 0.0, design), "upper bound",
-              "upper bound")
+              "at most the number of columns")
+    with pytest.raises(AssertionError, match="upper bound"):
+        ref.check_inner_product_gram(4, 0.0, design)
+    ch04.check_inner_product_gram(4, 0.0, design)       # possible, so the self-check passes
+    assert SELF in capsys.readouterr().out
     _rejected(lambda m: m.check_inner_product_gram(3, -2.0, design), "positive semidefinite",
               "positive semidefinite")
     _rejected(lambda m: m.check_inner_product_gram(3, 0.5, design), "not the smallest",
@@ -231,11 +232,26 @@ def test_matern_gram_diagnoses_mistakes():
     hi32 = np.linalg.eigvalsh(Matern(length_scale=0.5, nu=1.5)(x[:, None]))[-1]
     _rejected(lambda m: m.check_matern_gram(hi32, lo52), "largest eigenvalue",
               "largest eigenvalue")
-    for message in _rejected(lambda m: m.check_matern_gram(lo52, lo32), "swapped", "swapped"):
+    for message in _rejected(lambda m: m.check_matern_gram(lo52, lo32), "swapped", None):
         assert not any(np.isclose(v, [lo32, lo52], rtol=1e-6).any() for v in _numbers(message))
-    _rejected(lambda m: m.check_matern_gram(-0.5, lo52), "clearly negative", "clearly negative")
+    _rejected(lambda m: m.check_matern_gram(-0.5, lo52), "clearly negative", "not positive")
     _rejected(lambda m: m.check_matern_gram(lo32, 0.0), "not the smallest eigenvalue",
-              "not the smallest eigenvalue")
+              "not positive")
+    trace_mean = 1.0                                    # the mean eigenvalue, not the smallest
+    _rejected(lambda m: m.check_matern_gram(lo32, 0.5 * trace_mean), "not the smallest",
+              "Rayleigh quotient")
+
+
+def test_matern_gram_self_check_cannot_identify_the_eigenvalues(capsys):
+    """Brute force over a log grid of 200 candidates from 1e-9 up to the true values: the
+    self-check accepts every one of them, so repeated calls cannot single out the answer; and it
+    holds no hash of either value."""
+    x = ch04.sheet_matern_points()
+    lo32, lo52 = _matern_min_eig(1.5, x), _matern_min_eig(2.5, x)
+    assert "min_eig_32" not in ch04.DIGESTS and "min_eig_52" not in ch04.DIGESTS
+    for t in np.logspace(-9, 0, 200):
+        ch04.check_matern_gram(t * lo32, t * lo52)
+    assert capsys.readouterr().out.count(SELF) == 200
     _rejected(lambda m: m.check_matern_gram(None, None), "is None", "is None")
 
 
@@ -269,8 +285,8 @@ def test_answers_to_a_modified_problem_fail():
             module.check_jaccard_gram(_jaccard_loop(S))
     X = ch04.sheet_design()
     X[:, 3] = np.random.default_rng(0).standard_normal(12)      # removed the dependence
-    _rejected(lambda m: m.check_inner_product_gram(np.linalg.matrix_rank(X), 0.0), "rank_G",
-              "rank_G")
+    with pytest.raises(AssertionError, match="rank_G"):
+        ref.check_inner_product_gram(np.linalg.matrix_rank(X), 0.0)
 
 
 def test_sheet_calls_checkers_without_data():
@@ -292,14 +308,63 @@ def test_the_self_checks_hashes_are_the_sheets_answers():
     r = np.linspace(0.0, 4.0, 81)
     for name, nu in (("matern32", 1.5), ("matern52", 2.5)):
         assert ch04._is(np.concatenate([_sk(nu)(r, ell) for ell in (0.5, 1.7)]), name)
-    x = ch04.sheet_matern_points()
-    assert matches_digest(_matern_min_eig(1.5, x), ch04.DIGESTS["min_eig_32"], "min_eig_32")
-    assert matches_digest(_matern_min_eig(2.5, x), ch04.DIGESTS["min_eig_52"], "min_eig_52")
-    assert matches_digest(np.linalg.matrix_rank(ch04.sheet_design()), ch04.DIGESTS["rank_G"],
-                          "rank_G", 10)
+
+
+def test_rank_self_check_cannot_identify_the_rank(capsys):
+    """Brute force over every plausible rank 0..min(n, p) with a consistent smallest eigenvalue:
+    the self-check accepts all of them, so it cannot tell the student which one is right."""
+    X = ch04.sheet_design()
+    for rk in range(min(X.shape) + 1):
+        ch04.check_inner_product_gram(rk, 0.0)
+    assert capsys.readouterr().out.count(SELF) == min(X.shape) + 1
+    assert "rank_G" not in ch04.DIGESTS
+
+
+def test_digests_are_of_matrix_and_function_summaries_only():
+    """No digest in ch04 hashes a scalar answer (an integer or a low-entropy number): every key
+    is a summary of a matrix or of a function's values."""
+    assert {k.split(":")[0].split("[")[0] for k in ch04.DIGESTS} == {
+        "K_jac", "K_series", "matern32", "matern52"}
+
+
+# --------------------------------------------------------------------------- #
+# non-integer degree on the sphere
+# --------------------------------------------------------------------------- #
+def _cube():
+    corners = np.array([[a, b, c] for a in (-1, 1) for b in (-1, 1) for c in (-1, 1)], float)
+    return corners / np.sqrt(3.0)
+
+
+def test_sphere_violation_accepts_cube_and_icosahedron(capsys):
+    """Reference: the cube's Gram matrix has the eigenvector sign(xyz) with a Rayleigh quotient
+    below -0.02 (computed here without eigvalsh); the icosahedron (12 vertices) too."""
+    X = _cube()
+    v = np.prod(X, axis=1)
+    G = (2.0 + X @ X.T) ** 1.5
+    assert v @ G @ v / (v @ v) < -0.03
+    _both(capsys, lambda m: m.check_sphere_violation(X))
+    g = (1 + 5**0.5) / 2
+    ico = np.array([[0, s1, s2 * g] for s1 in (-1, 1) for s2 in (-1, 1)]
+                   + [[s1, s2 * g, 0] for s1 in (-1, 1) for s2 in (-1, 1)]
+                   + [[s2 * g, 0, s1] for s1 in (-1, 1) for s2 in (-1, 1)], float)
+    _both(capsys, lambda m: m.check_sphere_violation(ico / np.linalg.norm(ico, axis=1)[:, None]))
+
+
+def test_sphere_violation_rejects_bad_points():
+    """Off the sphere, too many points, too few (the octahedron gives a PSD matrix here),
+    wrong shape, None."""
+    _rejected(lambda m: m.check_sphere_violation(2 * _cube()), "norm 1", "norm 1")
+    many = np.random.default_rng(0).standard_normal((13, 3))
+    many /= np.linalg.norm(many, axis=1, keepdims=True)
+    _rejected(lambda m: m.check_sphere_violation(many), "at most 12", "at most 12")
+    octa = np.vstack([np.eye(3), -np.eye(3)])
+    assert np.linalg.eigvalsh((2.0 + octa @ octa.T) ** 1.5)[0] > -0.02
+    _rejected(lambda m: m.check_sphere_violation(octa), "not below", "not below")
+    _rejected(lambda m: m.check_sphere_violation(_cube()[:, :2]), "shape", "shape")
+    _rejected(lambda m: m.check_sphere_violation(None), "is None", "is None")
 
 
 def test_notebook_passes_self_checks_and_full_checks_and_stubs_fail(capsys, monkeypatch):
     """Solution notebook: every check passes, the self-checks and then, in their place as
     when grading, the full checks. Student stubs (None): every check fails."""
-    notebook.assert_sheet_passes_self_then_full(NOTEBOOK, ch04, ref, 6, capsys, monkeypatch)
+    notebook.assert_sheet_passes_self_then_full(NOTEBOOK, ch04, ref, 7, capsys, monkeypatch)

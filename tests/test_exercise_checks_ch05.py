@@ -135,6 +135,27 @@ def test_check_mercer_grid_rejects_mistakes():
         _rejected(lambda m, wrong=wrong: m.check_mercer_grid(wrong), match, match)
 
 
+def test_check_mercer_grid_cannot_identify_the_eigenvalues(capsys):
+    """Brute force over the six-significant-digit candidates near each eigenvalue (ten units of
+    the last digit either side, one coordinate at a time): the self-check accepts several of them
+    for every coordinate, so trying candidates does not reveal the grid eigenvalues."""
+    ev = _grid_ev((np.arange(1, 401) - 0.5) / 400)
+    assert not any(k.startswith("ev[") for k in ch05.DIGESTS)
+    for j in range(4):
+        unit = 10.0 ** (np.floor(np.log10(ev[j])) - 5)
+        passed = 0
+        for step in range(-10, 11):
+            cand = ev.copy()
+            cand[j] = float(f"{ev[j]:.5e}") + step * unit
+            try:
+                ch05.check_mercer_grid(cand)
+                passed += 1
+            except AssertionError:
+                pass
+        assert passed >= 2, (j, passed)
+    capsys.readouterr()
+
+
 def test_check_mercer_grid_on_another_grid_gets_the_properties_only(capsys):
     """n = 200: no hash; the midpoint rule's error bound still holds, the end points fail it."""
     x = (np.arange(1, 201) - 0.5) / 200
@@ -188,8 +209,6 @@ def test_the_self_checks_hashes_are_the_sheets_answers(projection):
     Qr = Q[:, nu > 1e-10 * nu.max()]
     assert all(ch05._known(v, f"g_res[{i}]") for i, v in enumerate(g - Qr @ (Qr.T @ g)))
     assert ch05._known(projection[5], "projection:norm2_f")
-    ev = _grid_ev((np.arange(1, 401) - 0.5) / 400)
-    assert all(ch05._known(v, f"ev[{i}]") for i, v in enumerate(ev))
     x, a = ch05.sobolev1_data()
     assert ch05._known(rkhs.piecewise_integral(lambda u: ((u[:, None] < x) @ a) ** 2, x, order=1),
                        "norm2")

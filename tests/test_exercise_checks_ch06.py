@@ -1,7 +1,7 @@
 """Tests for the chapter-6 exercise checks: the students' self-checks and the lecturer's.
 
 ``kmlib.book.exercises.ch06`` ships the self-checks (properties of an answer: a residual,
-orthogonality, a hash of a rounded number); ``_grading.reference.ch06`` holds the full
+orthogonality, a Newton decrement; no hash of a number); ``_grading.reference.ch06`` holds the full
 checks that recompute every answer.  Both must accept the right answer computed here by
 an independent route (scikit-learn, a dense bordered solve, lstsq, the precision form of
 the posterior, scipy's optimiser); the reference must reject typical wrong answers with a
@@ -126,27 +126,37 @@ def test_min_norm_accepts_lstsq_and_rejects_mistakes(module, capsys):
 # --------------------------------------------------------------------------- #
 @BOTH
 def test_map_accepts_precision_form_and_rejects_mistakes(module, capsys):
-    """Reference: the posterior precision Phi^T Phi / s2 + I / sb2 (an M x M solve)."""
+    """Reference: the posterior precision Phi^T Phi / s2 + I / sb2 (an M x M solve). The full
+    check names a wrong penalty; the self-check rejects a mean that is not ridge with lam_map."""
     Phi, y = ch06.map_data()
     s2, sb2 = ch06.MAP_NOISE_VAR, ch06.MAP_PRIOR_VAR
     precision = Phi.T @ Phi / s2 + np.eye(Phi.shape[1]) / sb2
     mean = np.linalg.solve(precision, Phi.T @ y / s2)
     _passes(module, capsys, lambda: module.check_map(s2 / sb2, mean))
-    _fails(lambda: module.check_map(sb2 / s2, mean), "inverted")
-    _fails(lambda: module.check_map(np.sqrt(s2 / sb2), mean), "standard deviations")
-    _fails(lambda: module.check_map(1.0, mean), "ratio")
+    full = module is reference
+    _fails(lambda: module.check_map(sb2 / s2, mean), "inverted" if full else "ridge estimate")
+    _fails(lambda: module.check_map(np.sqrt(s2 / sb2), mean),
+           "standard deviations" if full else "ridge estimate")
+    _fails(lambda: module.check_map(1.0, mean), "ratio" if full else "ridge estimate")
     wrong = Phi.T @ np.linalg.solve(Phi @ Phi.T + sb2 / s2 * np.eye(len(y)), y)
-    _fails(lambda: module.check_map(s2 / sb2, wrong), "posterior mean")
-    _fails(lambda: module.check_map(s2 / sb2, mean * 1.001), "posterior mean")
+    _fails(lambda: module.check_map(s2 / sb2, wrong), "posterior mean" if full else "ridge")
+    _fails(lambda: module.check_map(s2 / sb2, mean * 1.001), "posterior mean" if full else "ridge")
+    _fails(lambda: module.check_map(-0.24, mean), "ratio" if full else "positive")
     _fails(lambda: module.check_map(None, mean), "is None")
 
 
-def test_map_self_check_holds_no_penalty_value():
-    """The self-check knows lam_map only through the hash of its rounded value."""
-    import inspect
-
-    source = inspect.getsource(ch06.check_map)
-    assert "MAP_NOISE_VAR / MAP_PRIOR_VAR" not in source and "0.24" not in source
+def test_map_self_check_cannot_identify_the_penalty(capsys):
+    """Brute force over plausible penalties (ratios, products, roots of the two variances and
+    a grid): with the matching ridge estimate, the self-check accepts every one of them, so it
+    cannot tell the student which penalty is right."""
+    Phi, y = ch06.map_data()
+    s2, sb2 = ch06.MAP_NOISE_VAR, ch06.MAP_PRIOR_VAR
+    candidates = [s2 / sb2, sb2 / s2, np.sqrt(s2 / sb2), s2 * sb2, s2, sb2, 1.0,
+                  *np.round(np.linspace(0.01, 5.0, 60), 2)]
+    for lam in candidates:
+        beta = Phi.T @ np.linalg.solve(Phi @ Phi.T + lam * np.eye(len(y)), y)
+        ch06.check_map(lam, beta)
+    assert capsys.readouterr().out.count("Self-check passed") == len(candidates)
 
 
 # --------------------------------------------------------------------------- #
@@ -178,6 +188,48 @@ def test_poisson_accepts_scipy_optimum_and_rejects_mistakes(module, poisson, cap
     _fails(lambda: module.check_poisson(np.zeros(len(alpha))), "not a minimiser")
     _fails(lambda: module.check_poisson(alpha * 1.1), "not a minimiser")
     _fails(lambda: module.check_poisson(None), "is None")
+
+
+def _poisson_objective(K, y, lam):
+    def fun(a):
+        eta = K @ a
+        return (np.sum(np.exp(eta) - y * eta) + lam * a @ K @ a,
+                K @ (np.exp(eta) - y + 2 * lam * a))
+    return fun
+
+
+@BOTH
+def test_poisson_accepts_every_minimiser(module, poisson, capsys):
+    """Reference: scipy's L-BFGS-B and BFGS on R(alpha) with default tolerances, and the BFGS
+    optimum shifted by a null-space vector of K (same function, other coefficients)."""
+    x, y = ch06.poisson_data()
+    K = kernels.gaussian(ch06.POISSON_SIGMA)(x)
+    nu, V = np.linalg.eigh(K)
+    shifted = poisson + 5.0 * V[:, 0]                # nu[0] ~ 1e-16: K shifted ~ K poisson
+    assert abs(nu[0]) < 1e-12 * nu[-1]
+    assert np.abs(K @ shifted - K @ poisson).max() < 1e-10
+    fun = _poisson_objective(K, y, ch06.POISSON_LAM)
+    for method in ("L-BFGS-B", "BFGS"):
+        res = optimize.minimize(fun, np.zeros(len(y)), jac=True, method=method)
+        assert np.abs(K @ res.x - K @ poisson).max() > 1e-8     # not an exact solution
+        _passes(module, capsys, lambda a=res.x: module.check_poisson(a))
+    _passes(module, capsys, lambda: module.check_poisson(shifted))
+
+
+@BOTH
+def test_poisson_rejects_other_problems_and_early_stops(module, poisson):
+    """Reference: the minimisers of the same objective with lam = 2 and sigma = 0.2, and L-BFGS-B
+    stopped after five iterations; the messages name the tolerance missed."""
+    x, y = ch06.poisson_data()
+    for lam, sigma in ((2.0, ch06.POISSON_SIGMA), (ch06.POISSON_LAM, 0.2)):
+        K = kernels.gaussian(sigma)(x)
+        res = optimize.minimize(_poisson_objective(K, y, lam), np.zeros(len(y)), jac=True,
+                                method="BFGS", options={"gtol": 1e-10})
+        _fails(lambda a=res.x: module.check_poisson(a), "tolerance")
+    K = kernels.gaussian(ch06.POISSON_SIGMA)(x)
+    early = optimize.minimize(_poisson_objective(K, y, ch06.POISSON_LAM), np.zeros(len(y)),
+                              jac=True, method="L-BFGS-B", options={"maxiter": 5}).x
+    _fails(lambda: module.check_poisson(early), "tolerance")
 
 
 # --------------------------------------------------------------------------- #

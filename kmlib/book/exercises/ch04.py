@@ -5,10 +5,12 @@ is ``exercises/04_kernels.md``. A self-check tests properties that a right answe
 have, without computing the answer: a Gram matrix is symmetric and positive semidefinite
 with the right diagonal, a partial sum of the exponential series lies between ``1 + t``
 and ``e^t`` and grows with each entry, a normalised kernel is 1 at ``r = 0`` and
-decreasing, a rank is bounded by the shape of the data and forces zero eigenvalues, and the
-sheet's own answers are recognised by a slow salted hash of their values rounded to six
-significant digits (for a matrix or a function, of two numbers that summarise its values;
-:func:`~kmlib.book.exercises._answers.matches_digest`). Hashes of typical wrong answers
+decreasing, a rank is bounded by the shape of the data and forces zero eigenvalues, a
+smallest eigenvalue lies below a Rayleigh quotient, and the sheet's matrices and functions are
+recognised by a slow salted hash of two numbers that summarise their values, rounded to six
+significant digits (:func:`~kmlib.book.exercises._answers.matches_digest`). No scalar answer is
+hashed: an integer or a number known to a few digits could be found by trying candidates.
+Hashes of typical wrong answers
 let it name a mistake without knowing the right answer. It raises ``AssertionError`` with
 a hint when a property fails and prints one line starting with ``Self-check passed:``
 otherwise. The full check, which compares every answer with an independent computation,
@@ -24,6 +26,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from kmlib import kernels
+
 from ._answers import answer_array, answer_scalar, matches_digest
 
 __all__ = [
@@ -33,6 +37,7 @@ __all__ = [
     "check_matern_gram",
     "check_inner_product_gram",
     "check_violation",
+    "check_sphere_violation",
     "sheet_sets",
     "sheet_gram",
     "sheet_matern_points",
@@ -58,9 +63,6 @@ DIGESTS = {
     "matern52[r/ell]:squares":
         "1dd7cff6e60e7ab7ec5a68ab620faa863dd6a6a32fc31aebda3db210f6cfdc44",
     "matern52[t^2]:squares": "e724e3e165ca3932c6ca8d38eaa5e7eeddfcb99bf11ebbdf8e79cebe148b11b4",
-    "min_eig_32": "f8e1ae24568965f8feb39b1334a359ff72b97cf8e829c9ddfb9dde0d4100d41f",
-    "min_eig_52": "2d74e8724ca95047a6af42f765706929dd8207e608d6f40a52de2d8434d0180d",
-    "rank_G": "11f2071a57d1aece3336e376ca082d173d1adbff6f7ca222d29abc8a207078e0",
 }
 
 
@@ -269,31 +271,36 @@ def check_matern_gram(min_eig_32: Any, min_eig_52: Any, x: Any = None, ell: floa
     """Self-check of the smallest eigenvalues of the Matern 3/2 and 5/2 Gram matrices.
 
     ``x`` defaults to :func:`sheet_matern_points`. Properties: positive (the kernels are
-    strictly positive definite) and at most 1 (the diagonal is 1, so the smallest eigenvalue
-    is at most the mean eigenvalue, 1); for the sheet's points and ``ell = 0.5``, the hash of
-    each value (and of each in the other's place, to tell a swap).
+    strictly positive definite) and at most the Rayleigh quotient of ``e_i - e_j`` for the two
+    closest points, ``1 - k(|x_i - x_j|)``, an upper bound for the smallest eigenvalue (and at
+    most 1, the mean eigenvalue). No hash: every value between 0 and that bound passes, so the
+    self-check cannot be searched for the answer.
     """
     pts = sheet_matern_points() if x is None else np.asarray(x, dtype=float).reshape(-1)
-    sheet = float(ell) == 0.5 and _same(pts, sheet_matern_points())
-    given = {"min_eig_32": answer_scalar(min_eig_32, "min_eig_32"),
-             "min_eig_52": answer_scalar(min_eig_52, "min_eig_52")}
-    for name, v in given.items():
+    gaps = np.abs(np.subtract.outer(pts, pts))
+    np.fill_diagonal(gaps, np.inf)
+    r_min = float(gaps.min())
+    given = {"min_eig_32": (answer_scalar(min_eig_32, "min_eig_32"), 1.5),
+             "min_eig_52": (answer_scalar(min_eig_52, "min_eig_52"), 2.5)}
+    for name, (v, nu) in given.items():
         if v > 1.0:
             raise AssertionError(f"{name} is the largest eigenvalue (or another one); eigvalsh "
                                  "returns the eigenvalues in increasing order, and the smallest "
                                  "is at most the mean, 1")
-        if v < -1e-9:
-            raise AssertionError(f"{name} is clearly negative, but a Matern Gram matrix is "
-                                 "positive semidefinite; build the matrix from the distances "
-                                 "|x_i - x_j| (not the differences) and check your closed form")
-        other = "min_eig_52" if name == "min_eig_32" else "min_eig_32"
-        if sheet and not matches_digest(v, DIGESTS[name], name):
-            if matches_digest(v, DIGESTS[other], other):
-                raise AssertionError(f"{name} belongs to the other Matern kernel (3/2 and 5/2 "
-                                     "swapped)")
-            raise AssertionError(f"{name} is not the smallest eigenvalue of the Gram matrix "
-                                 f"k(|x_i - x_j|) with ell = {ell:g} on the {len(pts)} points")
-    print(f"Self-check passed: both smallest eigenvalues are positive and at most 1 ({GRADED}).")
+        if v <= 0.0:
+            raise AssertionError(f"{name} is not positive, but a Matern Gram matrix on distinct "
+                                 "points is positive definite; build the matrix from the "
+                                 "distances |x_i - x_j| (not the differences) and check your "
+                                 "closed form")
+        bound = 1.0 - float(kernels.matern(nu, ell)(np.array([0.0]), np.array([r_min]))[0, 0])
+        if v > bound:
+            raise AssertionError(
+                f"{name} is not the smallest eigenvalue: for the two closest points x_i, x_j the "
+                "vector e_i - e_j has Rayleigh quotient 1 - k(|x_i - x_j|), and the smallest "
+                "eigenvalue is at most that; use eigvalsh on the Gram matrix with "
+                f"ell = {ell:g}")
+    print(f"Self-check passed: both smallest eigenvalues are positive and below the Rayleigh "
+          f"quotient of the closest pair ({GRADED}).")
 
 
 # --------------------------------------------------------------------------- #
@@ -304,8 +311,8 @@ def check_inner_product_gram(rank_G: Any, min_eig_G: Any, X: Any = None) -> None
 
     ``X`` defaults to :func:`sheet_design`. Properties: the rank is a whole number at most
     ``min(n, p)``; when it is below ``n`` (always when ``n > p``) the smallest eigenvalue is
-    0 up to round-off, and it is never clearly negative; for the sheet's matrix, the hash of
-    the rank.
+    0 up to round-off, and it is never clearly negative. The self-check does not know the rank:
+    every whole number up to ``min(n, p)`` passes with a consistent eigenvalue.
     """
     X = sheet_design() if X is None else np.asarray(X, dtype=float)
     n, p = X.shape
@@ -314,23 +321,18 @@ def check_inner_product_gram(rank_G: Any, min_eig_G: Any, X: Any = None) -> None
     if rk != int(rk) or rk < 0:
         raise AssertionError("rank_G must be a whole number")
     if rk > min(n, p):
-        raise AssertionError("rank_G: G is n x n but its rank is rank(X), which can be smaller "
-                             "than n (and than p): look at the columns of X")
-    if _same(X, sheet_design()) and not matches_digest(rk, DIGESTS["rank_G"], "rank_G", 10):
-        if rk == min(n, p):
-            raise AssertionError("rank_G: min(n, p) is only an upper bound; are the columns of X "
-                                 "linearly independent?")
-        raise AssertionError("rank_G is not the rank of X X^T; count the singular values of X "
-                             "above a round-off tolerance")
+        raise AssertionError("rank_G: G is n x n but its rank is rank(X), which is at most the "
+                             "number of columns of X")
     tol = 1e-10 * float(np.sum(X * X))
     if lo < -tol:
         raise AssertionError("min_eig_G is clearly negative, but G = X X^T is positive "
                              "semidefinite: c^T G c = ||X^T c||^2")
     if (rk < n or n > p) and lo > tol:
-        raise AssertionError("min_eig_G is not the smallest eigenvalue of G; use eigvalsh on G, "
-                             "whose eigenvalues come in increasing order")
-    print(f"Self-check passed: rank {int(rk)} and a smallest eigenvalue consistent with it "
-          f"({GRADED}).")
+        raise AssertionError("min_eig_G is not the smallest eigenvalue of G: a rank below n "
+                             "forces a zero eigenvalue; use eigvalsh on G, whose eigenvalues "
+                             "come in increasing order")
+    print(f"Self-check passed: rank {int(rk)} is possible for G and the smallest eigenvalue is "
+          f"consistent with it ({GRADED}).")
 
 
 # --------------------------------------------------------------------------- #
@@ -366,3 +368,50 @@ def check_violation(X_bad: Any, threshold: float = -1e-3) -> None:
         )
     print(f"Self-check passed: your {x.size} points give a Gram matrix with a negative "
           f"eigenvalue, so exp(-(x - x')^4) is not a kernel ({GRADED}).")
+
+
+SPHERE_THRESHOLD, SPHERE_MAX_POINTS = -0.02, 12
+
+
+def _sphere_points(X_sph: Any) -> np.ndarray:
+    """Validate the points of exercise pd-ex-fractional: at most 12 unit vectors in R^3."""
+    if X_sph is None:
+        raise AssertionError("`X_sph` is None: assign an array of points on the unit sphere "
+                             "of R^3 (one point per row) first")
+    try:
+        X = np.asarray(X_sph, dtype=float)
+    except (TypeError, ValueError):
+        raise AssertionError(f"`X_sph` must be numeric; got {type(X_sph).__name__}") from None
+    if X.ndim != 2 or X.shape[1] != 3:
+        raise AssertionError(f"`X_sph` must have shape (n, 3), one point per row; got shape "
+                             f"{X.shape}")
+    if not np.all(np.isfinite(X)):
+        raise AssertionError("`X_sph` contains NaN or infinite values")
+    if len(X) > SPHERE_MAX_POINTS:
+        raise AssertionError(f"use at most {SPHERE_MAX_POINTS} points; got {len(X)}")
+    if np.abs(np.linalg.norm(X, axis=1) - 1.0).max() > 1e-9:
+        raise AssertionError("the rows of `X_sph` must have Euclidean norm 1 (to 1e-9): the "
+                             "candidate is to be refuted on the unit sphere, where its base "
+                             "2 + x^T x' is positive")
+    return X
+
+
+def check_sphere_violation(X_sph: Any) -> None:
+    """Self-check that ``(2 + x^T x')^{3/2}`` is not positive definite on the points ``X_sph``.
+
+    The Gram matrix of the at most 12 unit vectors ``X_sph`` must have an eigenvalue below
+    -0.02: this property is the whole answer (many sets of points refute the candidate), so
+    the self-check is the full check.
+    """
+    X = _sphere_points(X_sph)
+    gram = (2.0 + np.clip(X @ X.T, -1.0, 1.0)) ** 1.5
+    if _lowest(gram) >= SPHERE_THRESHOLD:
+        raise AssertionError(
+            f"the smallest eigenvalue of the Gram matrix of your points is not below "
+            f"{SPHERE_THRESHOLD:g}; think about which Legendre coefficient of "
+            "(2 + t)^{3/2} is negative, and which points make the matching spherical harmonic "
+            "large with alternating signs"
+        )
+    print(f"Self-check passed: your {len(X)} points on the unit sphere give a Gram matrix with "
+          f"an eigenvalue below {SPHERE_THRESHOLD:g}, so (2 + x^T x')^(3/2) is not a kernel there "
+          f"({GRADED}).")

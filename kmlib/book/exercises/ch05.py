@@ -42,10 +42,6 @@ DIGESTS = {
     "g_res[3]": "de1d37e5fa4b9fe1c66aad3c1ea91937ca12a14924ebf9cb992e87e5446aec8d",
     "g_res[4]": "40dddd353334b4bb818213bee4c5ee3017e65e54dfb59afb08785775d8702798",
     "projection:norm2_f": "c90cb21609e272b36cce26322c23b660f65ff828aaeafdac20b681762112047c",
-    "ev[0]": "b6ac251dbbea385d16c2a66c7b3d9fe3eadbac28613dc14b92195fdb4a69b35e",
-    "ev[1]": "f93a12a86cd5178d043b93434b87606e9a13554689309f364d5274634ac8447b",
-    "ev[2]": "6ba01e7a238f8112cb11289899528f0cb9b7b0bb635a4e1a55cc643dc26696f0",
-    "ev[3]": "ea4bd6a971fe4dcf5969882cfb87d639a88151b8b34b9cb9c3838f71c854657c",
     "norm2": "4805d2be88ba7454e586a8c63b6ff223f01c02bfbe68096a2b3c41d35f94309d",
 }
 
@@ -178,8 +174,9 @@ def check_mercer_grid(ev: Any, n: int = 400, J: int = 4) -> None:
 
     Properties: positive and decreasing; their sum at most ``tr(K/n) = 1/2``; each within
     twice the midpoint rule's leading error ``(2j - 1)^2 pi^2 / (48 n^2)`` (relative) of
-    Mercer's ``mu_j = 4 / (pi^2 (2j - 1)^2)``, yet not equal to it; for ``n = 400``, the
-    hash of each value.
+    Mercer's ``mu_j = 4 / (pi^2 (2j - 1)^2)``, yet not equal to it. No hash: rounded to six
+    digits, the grid eigenvalues lie within a few units of the closed form's, so a hash of them
+    could be found by trying a handful of candidates.
     """
     e = answer_array(ev, "ev", (J,))
     j = np.arange(1, J + 1)
@@ -203,8 +200,6 @@ def check_mercer_grid(ev: Any, n: int = 400, J: int = 4) -> None:
         if np.all((gap > 0.5 / n) & (gap < 2.0 / n)):
             raise AssertionError("use the midpoints x_i = (i - 1/2) / n, "
                                  "not the right end points i / n")
-        raise AssertionError("ev are not the largest eigenvalues of K / n on the midpoint grid")
-    if n == 400 and J == 4 and not all(_known(v, f"ev[{i}]") for i, v in enumerate(e)):
         raise AssertionError("ev are not the largest eigenvalues of K / n on the midpoint grid")
     print(f"Self-check passed: {J} decreasing eigenvalues within O(1/n^2) of Mercer's "
           f"({GRADED}).")

@@ -27,6 +27,8 @@ from scipy import linalg, special
 from kmlib._validation import rank_tol
 from kmlib.book.exercises._answers import answer_array, answer_scalar
 from kmlib.book.exercises.ch04 import (
+    SPHERE_THRESHOLD,
+    _sphere_points,
     sheet_design,
     sheet_gram,
     sheet_matern_points,
@@ -40,6 +42,7 @@ __all__ = [
     "check_matern_gram",
     "check_inner_product_gram",
     "check_violation",
+    "check_sphere_violation",
 ]
 
 
@@ -315,3 +318,20 @@ def check_violation(X_bad: Any, threshold: float = -1e-3) -> None:
         )
     print(f"Correct: your {len(x)} points give a Gram matrix with a negative eigenvalue, so "
           "exp(-(x - x')^4) is not a kernel.")
+
+
+def check_sphere_violation(X_sph: Any) -> None:
+    """Check that ``(2 + x^T x')^{3/2}`` is not positive definite on the unit vectors ``X_sph``.
+
+    Reference: the Gram matrix built entry by entry from ``math.fsum`` inner products, and its
+    smallest eigenvalue from ``scipy.linalg.eigvalsh``.
+    """
+    X = _sphere_points(X_sph)
+    G = np.array([[(2.0 + min(1.0, max(-1.0, math.fsum(a * b)))) ** 1.5 for b in X] for a in X])
+    low = float(linalg.eigvalsh(G, driver="evd")[0])
+    if low >= SPHERE_THRESHOLD:
+        raise AssertionError(
+            f"the smallest eigenvalue of the Gram matrix of your points is not below "
+            f"{SPHERE_THRESHOLD:g}; the points do not refute the candidate strongly enough"
+        )
+    print(f"Correct: your {len(X)} points on the unit sphere refute (2 + x^T x')^(3/2).")
