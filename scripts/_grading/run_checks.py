@@ -179,7 +179,17 @@ def run_check(check: dict, answers: dict, imports: str, seconds: int) -> dict:
     return {"passed": True, "message": (lines[-1] if lines else "passed")[:MESSAGE_CHARS]}
 
 
-def grade_job(job: dict) -> list[dict]:
+def load(imports: str) -> str | None:
+    """Import the sheet's modules and put the full checks in place; the error, if any."""
+    try:
+        exec(imports, {})
+        use_references()
+    except Exception as exc:  # noqa: BLE001 - no check can run without the lecturer's modules
+        return f"the lecturer's checks could not be loaded: {type(exc).__name__}: {exc}"[:300]
+    return None
+
+
+def grade_job(job: dict, problem: str | None = None) -> list[dict]:
     """The result of every check of ``job`` on the answers in ``job["answers"]``."""
 
     def on_alarm(signum, frame):
@@ -188,12 +198,9 @@ def grade_job(job: dict) -> list[dict]:
     signal.signal(signal.SIGALRM, on_alarm)
     answers = job.get("answers")
     answers = answers if isinstance(answers, dict) else {}
-    try:
-        exec(job["imports"], {})
-        use_references()
-    except Exception as exc:  # noqa: BLE001 - no check can run without the lecturer's modules
-        message = f"the lecturer's checks could not be loaded: {type(exc).__name__}: {exc}"
-        return [{"passed": False, "message": message[:300]} for _ in job["checks"]]
+    problem = problem or load(job["imports"])
+    if problem is not None:
+        return [{"passed": False, "message": problem} for _ in job["checks"]]
     results = []
     for i, check in enumerate(job["checks"]):
         seen = answers.get(str(i))
@@ -219,16 +226,17 @@ def main() -> int:
     os.set_inheritable(OUT, False)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # what the checks print is caught per check; nothing else reaches out
+    first = json.loads(sys.stdin.buffer.readline())  # from the grader: limits, imports
+    take_limits(first["limits"])
+    problem = load(first["imports"])  # while the student's notebook runs
     line = sys.stdin.buffer.readline()
     try:
         job = codec.loads(line)
     except codec.DataError as exc:
         _send({"fatal": f"the answers could not be read: {exc}"})
         return 0
-    limits = job.get("limits")
-    if isinstance(limits, dict):
-        take_limits(limits)
-    _send({"results": grade_job(job)})
+    job["imports"] = first["imports"]
+    _send({"results": grade_job(job, problem)})
     return 0
 
 

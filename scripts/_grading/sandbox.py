@@ -505,13 +505,18 @@ class Sandbox:
         return answers, notes
 
     # the checks, and the student's functions they call ------------------------------------
-    def _run_checks(self, answers: dict, sheet, limits: Limits) -> list | str:
-        job = {"checks": [{"source": c.source, "names": c.names} for c in sheet.checks],
-               "imports": sheet.imports, "check_timeout": CHECKS_SECONDS, "answers": answers,
-               "limits": Limits(memory_mb=max(limits.memory_mb, 2048),
-                                processes=limits.processes).inside(
-                                    CHECKS_SECONDS * len(sheet.checks))}
+    def _start_checks(self, sheet, limits: Limits) -> Proc:
+        """The checks' sandbox, started early: it imports the lecturer's modules meanwhile."""
         checks = Proc(self._cmd(limits, "run_checks.py", lecturer=True))
+        inside = Limits(memory_mb=max(limits.memory_mb, 2048), processes=limits.processes)
+        checks.write(json.dumps({"limits": inside.inside(CHECKS_SECONDS * len(sheet.checks)
+                                                          + limits.timeout + limits.grace),
+                                 "imports": sheet.imports}).encode() + b"\n")
+        return checks
+
+    def _run_checks(self, checks: Proc, answers: dict, sheet, limits: Limits) -> list | str:
+        job = {"checks": [{"source": c.source, "names": c.names} for c in sheet.checks],
+               "check_timeout": CHECKS_SECONDS, "answers": answers}
         function: Proc | None = None
         deadline = time.monotonic() + CHECKS_SECONDS * len(sheet.checks) + GRACE_SECONDS
         results: list | str = "the grading process failed"
@@ -562,8 +567,13 @@ class Sandbox:
         A step is ``["cell", [index, source]]`` or ``["checks", [i, ...]]``, the place where
         the answers read by the sheet's checks ``i`` are saved.
         """
-        answers, notes = self._run_student(steps, sheet, limits)
-        results = self._run_checks(answers, sheet, limits)
+        checks = self._start_checks(sheet, limits)
+        try:
+            answers, notes = self._run_student(steps, sheet, limits)
+        except BaseException:
+            checks.kill()
+            raise
+        results = self._run_checks(checks, answers, sheet, limits)
         return Outcome(results=accepted(results, len(sheet.checks)), notes=notes)
 
 
