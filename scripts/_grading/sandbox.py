@@ -308,10 +308,12 @@ def bwrap_problem() -> str | None:
     stage = None
     try:
         stage = Stage()
-        done = subprocess.run([exe, *_common(stage, Limits()), *_drop(STUDENT_UID),
-                               _python_in(), "-I", "-c", "import numpy"],
-                              env=_env(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, timeout=60)
+        proc = _spawn([exe, *_common(stage, Limits()), "--", *_drop(STUDENT_UID),
+                       _python_in(), "-I", "-c", "import numpy"],
+                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                      stderr=subprocess.PIPE)
+        _, err = proc.communicate(timeout=60)
+        done = subprocess.CompletedProcess(proc.args, proc.returncode, None, err)
     except (OSError, subprocess.TimeoutExpired, RuntimeError) as exc:
         return f"bwrap failed to start ({type(exc).__name__})"
     finally:
@@ -339,13 +341,37 @@ def _strip_checkers(source: str) -> str:
 
 
 # --------------------------------------------------------------------------- processes
+def _args_fd(args: list[str]) -> int:
+    """A pipe's read end holding ``args`` NUL-separated (``bwrap --args FD``).
+
+    The sandbox's ``/proc/1/cmdline`` then shows ``bwrap --args N``, not the host paths.
+    """
+    data = b"".join(a.encode() + b"\0" for a in args)
+    read_fd, write_fd = os.pipe()
+    if len(data) > 60_000:
+        raise RuntimeError("bwrap arguments too long for a pipe")
+    os.write(write_fd, data)
+    os.close(write_fd)
+    return read_fd
+
+
+def _spawn(cmd: list[str], **kwargs) -> subprocess.Popen:
+    """Start ``[bwrap, *options, --, command...]`` with the options passed through a pipe."""
+    split = cmd.index("--")
+    fd = _args_fd(cmd[1:split])
+    try:
+        return subprocess.Popen([cmd[0], "--args", str(fd), *cmd[split + 1:]], env=_env(),
+                                cwd="/", pass_fds=(fd,), **kwargs)
+    finally:
+        os.close(fd)
+
+
 class Proc:
     """A sandboxed process with pipes: lines in and out, each read under a deadline and a cap."""
 
     def __init__(self, cmd: list[str]):
-        self.popen = subprocess.Popen(cmd, env=_env(), cwd="/", start_new_session=True,
-                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.DEVNULL)
+        self.popen = _spawn(cmd, start_new_session=True, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.buffer = b""
         self.read_bytes = 0
         self.overflow = False
@@ -446,8 +472,8 @@ class Sandbox:
                      "--ro-bind", str(self.stage.lecturer / "_grading"),
                      f"{LECTURER_IN}/_grading"]
         path = ["--path", LECTURER_IN] if lecturer else []
-        return [shutil.which("bwrap"), *_common(self.stage, limits), *extra, *_drop(uid),
-                _python_in(), "-I", f"{STAGE_IN}/{script}", *path]
+        return [shutil.which("bwrap"), *_common(self.stage, limits), *extra, "--",
+                *_drop(uid), _python_in(), "-I", f"{STAGE_IN}/{script}", *path]
 
     # the student's notebook ----------------------------------------------------------------
     def _run_student(self, steps: list, sheet, limits: Limits) -> tuple[dict, list[str]]:
