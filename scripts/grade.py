@@ -55,6 +55,7 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import make_exercises  # noqa: E402
 from _grading import codec, report, sandbox  # noqa: E402
 from _grading.sheet import (  # noqa: E402
     Sheet,
@@ -176,8 +177,11 @@ def _exercise_started(cell, sheet: Sheet) -> str | None:
             if f":label: {label}" in source or (title and f"** ({title})" in source):
                 return label
     elif cell.cell_type == "code":
+        numbers = make_exercises.exercise_numbers(list(sheet.titles), sheet.name)
         for label in sheet.titles:
-            if f"# Exercise {label}:" in source:
+            # the stub's first line: "# Exercise 3.1:" (older handouts: the label)
+            if any(line.startswith((f"# Exercise {numbers[label]}:", f"# Exercise {label}:"))
+                   for line in source.splitlines()):
                 return label
     return None
 

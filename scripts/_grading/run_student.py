@@ -58,6 +58,18 @@ def send(fd: int, message: dict) -> None:
         data = data[os.write(fd, data):]
 
 
+def usage() -> dict:
+    """How close the notebook came to its disk and process limits (for its feedback)."""
+    out = {}
+    try:
+        out["disk_full"] = any(os.statvfs(p).f_bavail * os.statvfs(p).f_frsize < 2**20
+                               for p in (os.path.expanduser("~"), "/tmp"))
+        out["processes"] = sum(p.isdigit() for p in os.listdir("/proc"))
+    except OSError:
+        pass
+    return out
+
+
 def main() -> int:
     job = json.loads(sys.stdin.buffer.read())
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
@@ -126,6 +138,7 @@ def main() -> int:
     signal.signal(signal.SIGALRM, signal.SIG_IGN)
     report["timed_out"] = bool(timed_out)
     snapshot(list(range(len(job["names"]))))  # checks whose cell was not reached or not found
+    report.update(usage())
     send(out, {"report": report})
     os._exit(0)  # skip atexit hooks the notebook may have registered
 

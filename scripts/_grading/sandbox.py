@@ -10,7 +10,7 @@ install that name the repository are masked), the staged grading scripts and a c
 ``/opt/kmgrade``), and a private, size-limited ``tmpfs`` as its home and ``/tmp``
 (:attr:`Limits.disk_mb`). It has no network and no capability. Run by root, bubblewrap
 needs no user namespace and ``setpriv`` turns the process into a host user without
-privileges (``nobody`` for student code, another unused id for the checks); run by an
+privileges (a fresh unused user id for each sandbox); run by an
 ordinary user, a user namespace maps the process to ``nobody`` (the host sees the
 lecturer's id). The lecturer's repository, home folder, sheets, ``.git`` and the other
 submissions are not there at all.
@@ -65,8 +65,8 @@ VENV_IN = "/opt/venv"              # the virtual environment, as the sandbox see
 PYTHON_IN = "/opt/python"          # the Python installation, as the sandbox sees it
 LECTURER_IN = "/opt/lecturer"      # the lecturer's kmlib, seen by the checks sandbox only
 HOME_IN = "/home/student"          # the private folder (a tmpfs)
-STUDENT_UID = 65534                # nobody
-CHECKS_UID = 65533                 # an id no student process has (root mode)
+STUDENT_UID = 65534                # nobody (inside a user namespace)
+FREE_UIDS = (1_000_000_000, 2_000_000_000)  # root mode: a fresh unused user id per sandbox
 MAX_STREAM_BYTES = 256 * 2**20     # what the grader reads from a sandbox
 MAX_LINE_BYTES = 64 * 2**20
 STAGED = ("run_student.py", "run_checks.py", "run_function.py", "codec.py")
@@ -279,6 +279,16 @@ def _common(stage: Stage, limits: Limits) -> list[str]:
                    "--gid", str(STUDENT_UID)]
 
 
+def _fresh_uid() -> int:
+    """A user id of no other process (root mode), one per sandbox.
+
+    The process limit then counts that sandbox's processes only, and no two share an id.
+    """
+    import secrets
+
+    return secrets.SystemRandom().randrange(*FREE_UIDS)
+
+
 def _drop(uid: int) -> list[str]:
     """What runs the sandbox's command as ``uid`` without privileges (nothing when not root)."""
     if not _as_root():
@@ -464,9 +474,8 @@ class Sandbox:
 
     def _cmd(self, limits: Limits, script: str, lecturer: bool = False) -> list[str]:
         extra: list[str] = []
-        uid = STUDENT_UID
+        uid = _fresh_uid()
         if lecturer:
-            uid = CHECKS_UID
             extra = ["--perms", "0755", "--dir", LECTURER_IN,
                      "--ro-bind", str(self.stage.kmlib), f"{LECTURER_IN}/kmlib",
                      "--ro-bind", str(self.stage.lecturer / "_grading"),
@@ -498,7 +507,7 @@ class Sandbox:
                     if isinstance(values, dict):
                         answers.setdefault(str(key), values)
             elif isinstance(message.get("report"), dict):
-                report = message["report"]
+                report = message["report"]  # the last one counts
         timed_out = time.monotonic() >= deadline
         status = proc.kill()
         if proc.overflow:
@@ -525,6 +534,11 @@ class Sandbox:
             seen = " ".join(str(text) for _, text in errors)
             values = {"disk": limits.disk_mb, "processes": limits.processes,
                       "memory": limits.memory_mb, "file": limits.file_mb}
+            if report.get("disk_full") is True:
+                seen += " No space left on device"
+            processes = report.get("processes")
+            if isinstance(processes, int) and processes >= limits.processes - 2:
+                seen += " Resource temporarily unavailable"
             for marker, note in LIMIT_NOTES:
                 if marker in seen:
                     notes.append(note.format(**values))
