@@ -163,8 +163,8 @@ def _python_in() -> str:
 def _site_packages() -> list[str]:
     import site
 
-    return [p for p in site.getsitepackages() if os.path.realpath(p).startswith(
-        os.path.realpath(sys.prefix) + os.sep) and os.path.isdir(p)]
+    return [os.path.realpath(p) for p in site.getsitepackages()
+            if p.startswith(sys.prefix + os.sep) and os.path.isdir(p)]
 
 
 def _masked(site_dir: str) -> list[str]:
@@ -230,6 +230,9 @@ class Stage:
         if not _in_venv():
             return args
         real = os.path.realpath(sys.executable)
+        if not real.startswith(base + os.sep):
+            raise RuntimeError(f"the interpreter {real} is not inside its installation {base} "
+                               "(is the installation readable by this user?)")
         home = PYTHON_IN if not base.startswith("/usr") else base
         (self.venv / "bin").mkdir(parents=True)
         os.symlink(home + real[len(base):], self.venv / "bin" / "python3")
