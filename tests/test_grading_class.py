@@ -8,8 +8,8 @@ never the self-checks of ``kmlib.book.exercises.ch06`` that students have: olivi
 exercise's point. The cheaters never solve anything: each answer cell looks for the
 lecturer's files (the sheet's Markdown, the repository's ``.git``, the checkers' source)
 and runs what it finds, or runs the shipped self-check's code under a tracer to catch any
-answer it computes. In the sandbox they find nothing and score 0; the same notebooks graded
-in the weaker mode (``--weak-sandbox``) show that the file attacks are real.
+answer it computes. In the sandbox they find nothing and score 0. mallory tries to delete
+copies of lecturer files made in a temporary folder (never the working tree).
 """
 from __future__ import annotations
 
