@@ -278,8 +278,8 @@ def _common(stage: Stage, limits: Limits) -> list[str]:
         return args + ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
                        "--unshare-cgroup-try", "--cap-add", "CAP_SETUID",
                        "--cap-add", "CAP_SETGID"]
-    return args + ["--unshare-all", "--unshare-user", "--uid", str(STUDENT_UID),
-                   "--gid", str(STUDENT_UID)]
+    return args + ["--unshare-all", "--unshare-user", "--disable-userns",
+                   "--uid", str(STUDENT_UID), "--gid", str(STUDENT_UID)]
 
 
 def _fresh_uid() -> int:
