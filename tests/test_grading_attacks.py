@@ -362,6 +362,7 @@ def test_the_grader_reads_untrusted_json_safely():
         codec.loads('"' + "x" * 100 + '"', max_bytes=50)
     assert codec.loads('{"a": "[[[[", "b": [[1]]}') == {"a": "[[[[", "b": [[1]]}
     assert codec.json_depth('{"a": "[[[[", "b": [[1]]}') == 3
+    assert codec.json_depth(r'{"a": "[[\"[[", "b": "x\\", "c": [[1]]}') == 3
 
 
 def test_csv_cells_are_escaped_and_results_only_in_the_expected_form():

@@ -16,6 +16,7 @@ import base64
 import importlib
 import io
 import json
+import re
 import types
 
 MAX_ITEMS = 100_000
@@ -30,30 +31,26 @@ class DataError(ValueError):
     """Untrusted data that is too large, too deep or not in the expected form."""
 
 
+STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
 def json_depth(text: bytes | str, limit: int = MAX_JSON_DEPTH) -> int:
     """The nesting depth of the JSON ``text``; raise :class:`DataError` beyond ``limit``.
 
-    A linear scan that skips strings: it never recurses, so any input is safe.
+    Strings are removed, then the brackets counted in a loop: nothing recurses, so any
+    input is safe, and the base64 of arrays (inside strings) costs almost nothing.
     """
-    data = text.encode() if isinstance(text, str) else text
+    data = text.encode() if isinstance(text, str) else bytes(text)
+    brackets = STRING.sub(b"", data).translate(None, NOT_BRACKETS)
     depth = deepest = 0
-    in_string = escaped = False
-    for byte in data:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:        # backslash
-                escaped = True
-            elif byte == 0x22:        # quote
-                in_string = False
-        elif byte == 0x22:
-            in_string = True
-        elif byte in (0x5B, 0x7B):    # [ {
+    for byte in brackets:
+        if byte in (0x5B, 0x7B):    # [ {
             depth += 1
             if depth > limit:
                 raise DataError(f"nested more than {limit} deep")
             deepest = max(deepest, depth)
-        elif byte in (0x5D, 0x7D):    # ] }
+        else:
             depth -= 1
     return deepest
 
