@@ -377,3 +377,19 @@ def test_csv_cells_are_escaped_and_results_only_in_the_expected_form():
                 [{"passed": True, "message": "m"}] * 2, "fatal"):
         out = sandbox.accepted(bad, 1)
         assert out[0]["passed"] is False and "could not run" in out[0]["message"]
+
+
+def test_the_checks_process_is_not_dumpable():
+    """``run_checks.not_dumpable`` (called first in the checks' process): afterwards
+    ``prctl(PR_GET_DUMPABLE)`` is 0, so no process of the same user may read its memory
+    through ``/proc/<pid>/mem`` or attach to it."""
+    code = ("import ctypes, sys\n"
+            f"sys.path.insert(0, {str(ROOT / 'scripts' / '_grading')!r})\n"
+            "import run_checks\n"
+            "libc = ctypes.CDLL(None)\n"
+            "before = libc.prctl(3, 0, 0, 0, 0)\n"
+            "run_checks.not_dumpable()\n"
+            "print(before, libc.prctl(3, 0, 0, 0, 0))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.stdout.split() == ["1", "0"], done.stderr
