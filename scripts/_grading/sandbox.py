@@ -520,8 +520,8 @@ class Sandbox:
             notes.append(f"the notebook was stopped after {limits.timeout} s (a limit); it "
                          "was graded on the answers given at the check cells it had reached")
         elif report is None:
-            why = ("it reached its CPU time limit" if status == -signal.SIGXCPU
-                   else "a crash or an exit")
+            cpu = status in (-signal.SIGXCPU, 128 + signal.SIGXCPU)  # bwrap passes it on
+            why = "it reached its CPU time limit" if cpu else "a crash or an exit"
             notes.append(f"the notebook's process ended abruptly ({why}); it was graded on "
                          "the answers given at the check cells it had reached")
         if isinstance(report, dict):
