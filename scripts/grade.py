@@ -23,23 +23,30 @@ cell stands, or, when the student edited or deleted that cell, just before the n
 exercise starts (or at the end). A check cell the student changed is never run.
 
 Each check cell of a sheet is worth its metadata ``points`` (1 when absent); cells
-tagged ``hidden-check`` are lecturer-only checks, absent from student notebooks.
-Every submission runs in a bubblewrap sandbox that sees only the Python packages
-and an empty folder, with no network and with limits, and the checks run afterwards
-in a second sandbox (see ``_grading/sandbox.py``). There the sheet's check cells call the
-lecturer's full checks: ``chNN.check_x`` of ``kmlib.book.exercises`` (the students'
+tagged ``hidden-check`` are lecturer-only checks, absent from student notebooks, shown to
+students as "hidden check 1", "hidden check 2", ... with pass/fail only.
+Every submission runs in a bubblewrap sandbox that sees only the Python packages and a
+private size-limited folder, with no network and with limits; the checks run afterwards in
+a second sandbox, and a function answer runs, on the inputs the checks send, in a third
+(see ``_grading/sandbox.py``); only data crosses between them. There the sheet's check cells
+call the lecturer's full checks: ``chNN.check_x`` of ``kmlib.book.exercises`` (the students'
 self-checks, which test properties of an answer and never compute it) is replaced by
 ``check_x`` of ``_grading.reference.chNN`` (``scripts/_grading/reference/``, never
 shipped), which recomputes the answer; the grader refuses a sheet whose check cells call a
-check without a reference.
-Without bubblewrap the grader refuses to run unless ``--weak-sandbox`` is given.
-No feedback shows a path of the lecturer's machine. A file that is not a notebook,
-or a notebook of another sheet, gets one row saying so.
+check without a reference. Without bubblewrap the grader refuses to run.
+
+Only regular files are graded (a symbolic link, a folder or a device gets one row saying it
+was skipped). A file that is not a notebook, or a notebook of another sheet, gets one row
+saying so. Student names (file stems) are text everywhere: HTML-escaped in the pages, and in
+the CSVs a cell starting with ``= + - @``, a tab or a carriage return is prefixed with ``'``
+(spreadsheets would otherwise run it as a formula).
 """
 from __future__ import annotations
 
 import argparse
 import collections
+import os
+import stat
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -48,7 +55,8 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _grading import report, sandbox  # noqa: E402
+import make_exercises  # noqa: E402
+from _grading import codec, report, sandbox  # noqa: E402
 from _grading.sheet import (  # noqa: E402
     Sheet,
     load_sheet,
@@ -62,18 +70,49 @@ ROOT = Path(__file__).resolve().parents[1]
 OUTPUTS = {"grades.csv", "summary.csv", "feedback", "report.html"}
 METADATA_KEY = "kmbook"
 MIN_MATCH = 0.5
+MAX_NOTEBOOK_BYTES = 64 * 2**20
 
 
 def submissions(folder: Path) -> list[Path]:
-    """Every file of ``folder`` except hidden files and the grader's own outputs."""
+    """Every entry of ``folder`` except hidden ones and the grader's own outputs."""
     return sorted(p for p in folder.iterdir()
-                  if p.is_file() and not p.name.startswith(".") and p.name not in OUTPUTS)
+                  if not p.name.startswith(".") and p.name not in OUTPUTS)
+
+
+def not_regular(path: Path) -> str | None:
+    """Why ``path`` is not graded (a link, a folder, ...), or None for a regular file."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError as exc:
+        return f"skipped: the file cannot be read ({type(exc).__name__})"
+    if stat.S_ISREG(mode):
+        return None
+    kind = ("a symbolic link" if stat.S_ISLNK(mode) else "a folder" if stat.S_ISDIR(mode)
+            else "not a regular file")
+    return f"skipped: {kind} (only regular files are graded)"
+
+
+def read_regular(path: Path) -> str:
+    """The text of the regular file ``path``, never followed through a link."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise OSError("not a regular file")
+        data = f.read(MAX_NOTEBOOK_BYTES + 1)
+    if len(data) > MAX_NOTEBOOK_BYTES:
+        raise ValueError(f"larger than {MAX_NOTEBOOK_BYTES // 2**20} MB")
+    return data.decode("utf-8")
 
 
 def read_notebook(path: Path):
     """The notebook at ``path``, or the reason it is not one."""
+    why = not_regular(path)
+    if why is not None:
+        return None, why
     try:
-        nb = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
+        text = read_regular(path)
+        codec.json_depth(text)
+        nb = nbformat.reads(text, as_version=4)
         cells = nb["cells"]
         if not isinstance(cells, list) or any("cell_type" not in c or "source" not in c
                                                for c in cells):
@@ -138,8 +177,11 @@ def _exercise_started(cell, sheet: Sheet) -> str | None:
             if f":label: {label}" in source or (title and f"** ({title})" in source):
                 return label
     elif cell.cell_type == "code":
+        numbers = make_exercises.exercise_numbers(list(sheet.titles), sheet.name)
         for label in sheet.titles:
-            if f"# Exercise {label}:" in source:
+            # the stub's first line: "# Exercise 3.1:" (older handouts: the label)
+            if any(line.startswith((f"# Exercise {numbers[label]}:", f"# Exercise {label}:"))
+                   for line in source.splitlines()):
                 return label
     return None
 
@@ -208,22 +250,17 @@ def grade_one(student: str, nb, sheet: Sheet, limits: sandbox.Limits, box: sandb
 
 
 def grade(folder: Path, sheet_path: Path | None = None, sheets_dir: Path = ROOT / "exercises",
-          limits: sandbox.Limits | None = None, jobs: int = 1,
-          weak_sandbox: bool = False,
-          sandbox_mode: str | None = None) -> list[report.StudentResult]:
+          limits: sandbox.Limits | None = None, jobs: int = 1) -> list[report.StudentResult]:
     """Grade every submission in ``folder``; write the CSVs, feedback pages and class report.
 
     Student code runs in the bubblewrap sandbox; without bubblewrap this raises
-    ``SystemExit`` unless ``weak_sandbox`` (the student's code can then read the
-    lecturer's files). ``sandbox_mode`` ("bwrap" or "weak") forces a mode (for tests).
+    ``SystemExit``.
     """
     limits = limits or sandbox.Limits()
     problem = sandbox.bwrap_problem()
-    if problem is not None and not weak_sandbox and sandbox_mode != "weak":
-        raise SystemExit(f"{sandbox.BWRAP_MISSING}.\n  {problem}\nRefusing to grade. Install "
-                         "bubblewrap, or ask for the weaker mode explicitly with --weak-sandbox "
-                         "(make grade WEAK_SANDBOX=1): student code then runs as `nobody` "
-                         "(when root) and can read, but not write, the lecturer's files.")
+    if problem is not None:
+        raise SystemExit(f"{sandbox.BWRAP_MISSING}.\n  {problem}\nRefusing to grade: install "
+                         "bubblewrap (Debian/Ubuntu: apt-get install bubblewrap).")
     known = [load_sheet(p) for p in sorted(sheets_dir.glob("*.md"))]
     given = None
     if sheet_path is not None:
@@ -260,8 +297,7 @@ def grade(folder: Path, sheet_path: Path | None = None, sheets_dir: Path = ROOT 
                              f"a notebook of {other}, not of the sheet graded here ({target.name})")
         return grade_one(student, nb, target, limits, box, hide)
 
-    mode = sandbox_mode or ("weak" if problem is not None else "bwrap")
-    with sandbox.Sandbox(mode, target.imports) as box:
+    with sandbox.Sandbox(target.imports) as box:
         with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
             results = sorted(pool.map(one, files), key=lambda r: r.student)
     report.write_grades(folder / "grades.csv", results)
@@ -284,15 +320,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memory-mb", type=int, default=2048, help="memory per notebook (2048)")
     parser.add_argument("--jobs", type=int, default=1, help="notebooks graded at once (1)")
     parser.add_argument("--weak-sandbox", action="store_true",
-                        help="grade without bubblewrap: student code can READ your files")
+                        help="no longer offered: grading needs bubblewrap")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    if sandbox.bwrap_problem() is not None and args.weak_sandbox:
-        print(f"warning: {sandbox.BWRAP_MISSING} ({sandbox.bwrap_problem()}); grading in the "
-              "weaker mode you asked for", file=sys.stderr)
+    if args.weak_sandbox:
+        print("--weak-sandbox is no longer offered: student code runs only in the bubblewrap "
+              "sandbox", file=sys.stderr)
     results = grade(args.submissions, args.sheet, args.sheets_dir,
-                    sandbox.Limits(timeout=args.timeout, memory_mb=args.memory_mb), args.jobs,
-                    weak_sandbox=args.weak_sandbox)
+                    sandbox.Limits(timeout=args.timeout, memory_mb=args.memory_mb), args.jobs)
     seconds = time.perf_counter() - start
     sheet = next((r.sheet for r in results if r.rows and r.rows[0].check != "submission"), "")
     print(f"graded {len(results)} submissions of {sheet or 'the sheet'} in {seconds:.1f} s: "

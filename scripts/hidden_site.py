@@ -56,6 +56,13 @@ def _source_of(doc: str) -> Path:
     raise FileNotFoundError(f"_toc.yml names {doc!r}, but no source file exists for it")
 
 
+def _language_info() -> dict:
+    """What the Python kernel reports as ``language_info`` when it executes a notebook."""
+    from ipykernel.ipkernel import IPythonKernel
+
+    return dict(IPythonKernel.language_info)
+
+
 def write_tree(out: Path) -> Path:
     """Write the solution-free source tree into ``out/src`` and return that folder."""
     src = out / "src"
@@ -76,7 +83,13 @@ def write_tree(out: Path) -> Path:
         target = src / path.relative_to(ROOT)
         target.parent.mkdir(parents=True, exist_ok=True)
         if path.parent.name == "exercises" and path.suffix == ".md":
-            student = make_exercises.student_version(jupytext.read(path, fmt="md:myst"))
+            student = make_exercises.student_version(jupytext.read(path, fmt="md:myst"),
+                                                     path.stem)
+            # not executed here: the notebook keeps the language_info that executing it
+            # gives on the normal site, so its download is the same file as the handout
+            student.metadata["language_info"] = _language_info()
+            student.metadata.setdefault("jupytext", {})["notebook_metadata_filter"] = \
+                "language_info,kmbook"
             jupytext.write(student, target, fmt="md:myst")
         else:
             shutil.copy2(path, target)

@@ -6,8 +6,10 @@ For every ``exercises/*.md`` (a MyST Markdown notebook) this writes
   solutions and check cells;
 * ``<out>/student/<name>.ipynb`` — the same notebook with every solution removed:
   the prose between ``{solution-start}`` and ``{solution-end}`` is dropped, and each
-  code cell tagged ``solution`` becomes a stub that sets the names the solution
-  assigned to ``None`` and raises ``NotImplementedError`` naming the exercise.
+  code cell tagged ``solution`` becomes a stub headed by the exercise's number as the
+  student sees it (``Exercise 3.1``) that sets to ``None`` the names the solution assigns
+  *and a check cell reads* (the answers graded; the solution's helper variables stay
+  unnamed) and raises ``NotImplementedError`` naming the exercise.
   Check cells (tag ``check``) are kept, so a student runs them against their own
   answers; each starts with a comment giving its points (cell metadata ``points``,
   1 when absent). *Hidden checks* (tags ``check`` and ``hidden-check``) are
@@ -105,8 +107,34 @@ def assigned_names(source: str) -> list[str]:
     return seen
 
 
+def read_names(source: str) -> set[str]:
+    """Every name ``source`` reads (loads), whether or not it also binds it."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
+            and isinstance(n.ctx, ast.Load)}
+
+
+def exercise_numbers(labels: list[str], sheet: str | None) -> dict[str, str]:
+    """What students see for each exercise label: ``3.1``, ``3.2``, ... on ``03_name``.
+
+    The site numbers each sheet's exercises by the sheet's number and their order; without
+    a sheet name with a number, ``1``, ``2``, ...
+    """
+    match = re.match(r"^(\d+)_", sheet or "")
+    prefix = f"{int(match.group(1))}." if match else ""
+    return {label: f"{prefix}{k}" for k, label in enumerate(labels, start=1)}
+
+
+def is_points_comment(line: str) -> bool:
+    """Whether ``line`` is the points comment that heads a check cell of a student version."""
+    return re.fullmatch(r"# Check: [0-9.e+-]+ points?", line.strip()) is not None
+
+
 def stub_source(label: str, names: list[str]) -> str:
-    """The student stub that replaces a solution code cell."""
+    """The student stub that replaces a solution code cell (``label``: ``3.1``)."""
     lines = [f"# Exercise {label}: write your solution here."]
     if names:
         lines.append(f"# Your code should define: {', '.join(names)}")
@@ -149,6 +177,11 @@ def exercise_labels(nb) -> list[str]:
     return EXERCISE_LABEL.findall(text)
 
 
+def _stamped(nb) -> str | None:
+    meta = nb.metadata.get(METADATA_KEY)
+    return meta.get("sheet") if isinstance(meta, dict) else None
+
+
 def stamp(nb, sheet: str, version: str):
     """Write the sheet's name and the version into the notebook's metadata; return ``nb``."""
     nb.metadata[METADATA_KEY] = {"sheet": sheet, "version": version}
@@ -163,6 +196,11 @@ def student_version(nb, sheet: str | None = None):
     out = copy.deepcopy(nb)
     if sheet is not None:
         stamp(out, sheet, "student")
+    numbers = exercise_numbers(exercise_labels(out), sheet or _stamped(out))
+    graded: set[str] = set()  # the names some check of the sheet reads
+    for cell in out.cells:
+        if cell.cell_type == "code" and CHECK_TAG in cell.metadata.get("tags", []):
+            graded |= read_names(cell.source)
     cells = []
     inside = False
     label = "?"
@@ -183,20 +221,22 @@ def student_version(nb, sheet: str | None = None):
         if cell.cell_type == "code" and (SOLUTION_TAG in tags or inside):
             if "hide-input" in tags:
                 continue  # pins behind the solution's prose: nothing for the student to write
-            names = assigned_names(cell.source)
-            if stub is not None:  # one stub per exercise, naming everything its cells define
+            names = [n for n in assigned_names(cell.source) if n in graded]
+            shown = numbers.get(label, label)
+            if stub is not None:  # one stub per exercise, naming every answer its cells define
                 stub_names += [n for n in names if n not in stub_names]
-                stub.source = stub_source(label, stub_names)
+                stub.source = stub_source(shown, stub_names)
                 continue
             stub_names = names
-            cell.source = stub_source(label, stub_names)
+            cell.source = stub_source(shown, stub_names)
             cell.metadata["tags"] = [t for t in tags if t != SOLUTION_TAG] + ["student-answer"]
             cell.outputs = []
             cell.execution_count = None
             stub = cell
         else:
             stub = None
-            if cell.cell_type == "code" and CHECK_TAG in tags:
+            if (cell.cell_type == "code" and CHECK_TAG in tags
+                    and not is_points_comment(cell.source.split("\n", 1)[0])):
                 cell.source = points_comment(check_points(cell)) + "\n" + cell.source
         cells.append(cell)
     out.cells = cells

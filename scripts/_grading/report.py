@@ -40,25 +40,39 @@ def _num(x: float) -> str:
     return f"{x:g}"
 
 
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def cell(text) -> str:
+    """A CSV cell a spreadsheet shows as text: a leading ``= + - @``, tab or CR gets ``'``.
+
+    The OWASP rule against formula (CSV) injection; applied to every text cell, so a student
+    named ``=2+3`` (a file ``=2+3.ipynb``) reads ``'=2+3``.
+    """
+    text = str(text)
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
 def write_grades(path: Path, results: list[StudentResult]) -> None:
     with path.open("w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f, lineterminator="\n")
         writer.writerow(GRADES_COLUMNS)
         for result in results:
             for r in result.rows:
-                writer.writerow([r.student, r.sheet, r.exercise, r.check, _num(r.points),
-                                 _num(r.max_points), "yes" if r.passed else "no",
-                                 " ".join(r.message.split())])
+                writer.writerow([cell(r.student), cell(r.sheet), cell(r.exercise),
+                                 cell(r.check), _num(r.points), _num(r.max_points),
+                                 "yes" if r.passed else "no", cell(" ".join(r.message.split()))])
 
 
 def write_summary(path: Path, results: list[StudentResult], sheet_max: float,
                   exercises: list[str]) -> None:
     with path.open("w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f, lineterminator="\n")
-        writer.writerow(["student", "sheet", "total", "max", *exercises])
+        writer.writerow(["student", "sheet", "total", "max", *(cell(ex) for ex in exercises)])
         for result in results:
             per = {ex: sum(r.points for r in result.rows if r.exercise == ex) for ex in exercises}
-            writer.writerow([result.student, result.sheet, _num(result.total), _num(sheet_max),
+            writer.writerow([cell(result.student), cell(result.sheet), _num(result.total),
+                             _num(sheet_max),
                              *(_num(per[ex]) for ex in exercises)])
 
 

@@ -1,105 +1,83 @@
-"""Run one student's notebook cells and save the answers as plain data (the sandboxed half).
+"""Run one student's notebook cells and send the answers out as plain data (the sandboxed half).
 
-Usage: ``python -I run_student.py JOB_DIR [LIB]`` (``LIB``: a folder put first on
-``sys.path``, the staged ``kmlib`` without checkers). ``JOB_DIR/job.json`` holds the steps (a
-cell to run, or the place of a check cell: save now what those checks read, as the
-notebook's own check cell would see it), the names each check reads and the time
-limit; this script is started by ``scripts/grade.py``
-in ``JOB_DIR`` (a fresh temporary folder) with resource limits already set, and
-nothing it writes is trusted: the answers go to ``JOB_DIR/answers/`` as JSON and
-``.npy`` files (read back without pickle) and the lecturer's checks run later in
-another process. Cells run in an IPython shell, so magics work as in Jupyter.
+Usage: ``python -I run_student.py < job.json``, started by ``scripts/grade.py`` inside the
+student's sandbox. The job holds the resource limits, the steps (a cell to run, or the place
+of a check cell: send now what those checks read, as the notebook's own check cell would see
+it), the names each check reads and the time limit. The first thing this script does is
+take the limits (memory, CPU time, file size, number of processes, no core dumps), which
+no code of the notebook can raise again.
+
+Nothing it sends is trusted: the answers leave on a private copy of the standard output,
+one JSON line per check cell reached (:mod:`codec`: numbers, strings, containers, arrays as
+``.npy`` bytes; a function as its source text), so a notebook that later crashes or hangs
+keeps the answers it had given; the lecturer's checks read them later, in another sandbox,
+as data. What the notebook prints goes nowhere. Cells run in an IPython shell, so magics
+work as in Jupyter.
 """
 from __future__ import annotations
 
-import contextlib
-import inspect
 import json
 import os
+import resource
 import signal
 import sys
-import textwrap
-import types
-from pathlib import Path
 
-MAX_ITEMS = 100_000
-MAX_DEPTH = 20
-MODULES_OK = ("numpy", "scipy", "math", "cmath", "kmlib", "sklearn", "itertools", "functools",
-              "collections", "statistics", "operator", "fractions")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import codec  # noqa: E402
 
 
 class NotebookTimeout(BaseException):
     """Raised inside the student's code when the notebook runs out of time."""
 
 
-class Encoder:
-    """Turn answers into JSON plus ``.npy`` files; anything else is recorded by type only."""
-
-    def __init__(self, folder: Path, namespace: dict):
-        self.folder, self.namespace, self.arrays, self.items = folder, namespace, 0, 0
-
-    def __call__(self, value, depth: int = 0):
-        import numpy as np
-
-        self.items += 1
-        if depth > MAX_DEPTH or self.items > MAX_ITEMS:
-            return {"t": "unsupported", "type": "too deeply nested or too large"}
-        if isinstance(value, np.generic) and value.dtype.kind in "biufc":
-            return {"t": "npscalar", "file": self._save(np.asarray(value))}
-        if value is None or isinstance(value, (bool, str)):
-            return {"t": "py", "v": str(value) if isinstance(value, str) else value}
-        if isinstance(value, int):
-            return {"t": "int", "v": int.__repr__(value)}
-        if isinstance(value, float):
-            return {"t": "float", "v": float.__repr__(value)}
-        if isinstance(value, complex):
-            return {"t": "complex", "v": [float.__repr__(value.real), float.__repr__(value.imag)]}
-        if isinstance(value, np.ndarray) and value.dtype.kind in "biufcUSM":
-            return {"t": "array", "file": self._save(value)}
-        if isinstance(value, (list, tuple, set, frozenset)):
-            kind = type(value).__name__ if type(value) in (list, tuple, set, frozenset) else "list"
-            items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
-            return {"t": kind, "v": [self(v, depth + 1) for v in items]}
-        if isinstance(value, dict):
-            return {"t": "dict",
-                    "v": [[self(k, depth + 1), self(v, depth + 1)] for k, v in value.items()]}
-        if isinstance(value, types.ModuleType):
-            top = value.__name__.split(".")[0]
-            if top in MODULES_OK:
-                return {"t": "module", "v": value.__name__}
-            return {"t": "unsupported", "type": f"module {value.__name__}"}
-        if isinstance(value, types.FunctionType):
-            return self._function(value, depth)
-        return {"t": "unsupported", "type": type(value).__name__}
-
-    def _save(self, array) -> str:
-        import numpy as np
-
-        self.arrays += 1
-        name = f"a{self.arrays}.npy"
-        np.save(self.folder / name, np.ascontiguousarray(array), allow_pickle=False)
-        return name
-
-    def _function(self, fn, depth: int):
-        """A function travels as its source, with the globals it reads (its helpers, data)."""
-        try:
-            source = textwrap.dedent(inspect.getsource(fn))
-        except (OSError, TypeError):
-            return {"t": "unsupported", "type": "function without source"}
-        context = {}
-        for name in fn.__code__.co_names:
-            if name in self.namespace and name != fn.__name__ and depth < 3:
-                context[name] = self(self.namespace[name], depth + 1)
-        return {"t": "function", "name": fn.__name__, "source": source, "globals": context}
+def take_limits(limits: dict) -> None:
+    """Set the hard limits of this process and of every process it starts."""
+    memory = int(limits["memory_mb"]) * 2**20
+    fsize = int(limits["file_mb"]) * 2**20
+    cpu = int(limits["cpu_seconds"])
+    for kind, value in ((resource.RLIMIT_AS, memory), (resource.RLIMIT_FSIZE, fsize),
+                        (resource.RLIMIT_CPU, cpu), (resource.RLIMIT_CORE, 0),
+                        (resource.RLIMIT_NPROC, int(limits["processes"]))):
+        resource.setrlimit(kind, (value, value))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversized write fails, it does not kill
 
 
-def main(job_dir: str) -> int:
-    job_dir = Path(job_dir)
-    job = json.loads((job_dir / "job.json").read_text(encoding="utf-8"))
+def private_stdout() -> int:
+    """A private copy of the standard output (the pipe to the grader); fd 1 and 2 go nowhere."""
+    out = os.dup(1)
+    os.set_inheritable(out, False)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    return out
+
+
+def send(fd: int, message: dict) -> None:
+    data = (json.dumps(message) + "\n").encode()
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def usage() -> dict:
+    """How close the notebook came to its disk and process limits (for its feedback)."""
+    out = {}
+    try:
+        out["disk_full"] = any(os.statvfs(p).f_bavail * os.statvfs(p).f_frsize < 2**20
+                               for p in (os.path.expanduser("~"), "/tmp"))
+        out["processes"] = sum(p.isdigit() for p in os.listdir("/proc"))
+    except OSError:
+        pass
+    return out
+
+
+def main() -> int:
+    job = json.loads(sys.stdin.buffer.read())
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+    take_limits(job["limits"])
+    out = private_stdout()
     report = {"cells_run": 0, "errors": [], "timed_out": False}
     timed_out = []
-    folder = job_dir / "answers"
-    answers: dict[str, dict] = {}
+    sent: set[int] = set()
 
     def on_alarm(signum, frame):
         timed_out.append(True)
@@ -111,31 +89,28 @@ def main(job_dir: str) -> int:
     config = Config()
     config.HistoryManager.enabled = False
     shell = InteractiveShell.instance(config=config, colors="nocolor")
-    encode = Encoder(folder, shell.user_ns)
 
     def snapshot(checks: list[int]) -> None:
-        """Save what each of ``checks`` reads, as it is at this point of the notebook.
-
-        The file is rewritten at every check, so a notebook that later crashes or hangs
-        keeps the answers it had given.
-        """
-        try:
-            folder.mkdir(exist_ok=True)  # the notebook may have deleted it
-        except OSError:
-            return
+        """Send what each of ``checks`` reads, as it is at this point of the notebook."""
+        encode = codec.Encoder(shell.user_ns)
+        saved: dict[str, dict] = {}
         for check in checks:
-            if str(check) in answers:
+            if check in sent:
                 continue
-            saved = answers[str(check)] = {}
+            sent.add(check)
+            saved[str(check)] = values = {}
             for name in job["names"][check]:
                 if name in shell.user_ns:
                     try:
-                        saved[name] = encode(shell.user_ns[name])
+                        values[name] = encode(shell.user_ns[name])
                     except Exception as exc:  # noqa: BLE001 - an answer that cannot be saved
-                        saved[name] = {"t": "unsupported",
-                                       "type": f"not saved ({type(exc).__name__})"}
-        with contextlib.suppress(OSError):
-            (folder / "answers.json").write_text(json.dumps(answers), encoding="utf-8")
+                        values[name] = {"t": "unsupported",
+                                        "type": f"not saved ({type(exc).__name__})"}
+        if saved:
+            try:
+                send(out, {"answers": saved})
+            except (OSError, MemoryError, RecursionError):
+                pass
 
     signal.signal(signal.SIGALRM, on_alarm)
     signal.alarm(max(int(job["timeout"]), 1))
@@ -163,11 +138,10 @@ def main(job_dir: str) -> int:
     signal.signal(signal.SIGALRM, signal.SIG_IGN)
     report["timed_out"] = bool(timed_out)
     snapshot(list(range(len(job["names"]))))  # checks whose cell was not reached or not found
-    (job_dir / "report.json").write_text(json.dumps(report), encoding="utf-8")
+    report.update(usage())
+    send(out, {"report": report})
     os._exit(0)  # skip atexit hooks the notebook may have registered
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 2:
-        sys.path.insert(0, sys.argv[2])
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main())

