@@ -9,7 +9,7 @@ scores are not taken from the grader: they are the points written in the sheets'
 check-cell metadata, added up by hand in the constants below (the fixture sheet
 ``tests/data/grading/sheets/01_tiny.md`` states 2 + 1 (hidden) + 3 + 1 = 7;
 ``exercises/06_representer.md`` 2 + 1 (hidden) + 2 + 1 + 1 + 2 + 2 = 11;
-``exercises/05_rkhs.md`` 2 + 2 + 1 + 1 = 6; ``exercises/04_kernels.md`` six checks of
+``exercises/05_rkhs.md`` 2 + 2 + 1 + 1 = 6; ``exercises/04_kernels.md`` seven checks of
 1 point).
 """
 from __future__ import annotations
@@ -438,9 +438,9 @@ def test_scores_come_from_the_full_checks(tmp_path):
 
 
 def test_a_function_answer_cannot_patch_the_checks(tmp_path):
-    """Sheet 4 (six checks of 1 point): ``matern32`` patches numpy in the checks' process
-    when it runs, ``matern52`` when it is defined (a decorator); both return wrong values.
-    Each call runs in a forked child, so the full check sees the wrong values: 5 of 6."""
+    """Sheet 4 (seven checks of 1 point): ``matern32`` patches numpy when it runs,
+    ``matern52`` when it is defined (a decorator); both return wrong values. Each call runs
+    in a sandbox of its own, so the full check sees the wrong values: 6 of 7."""
     sheet = ROOT / "exercises" / "04_kernels.md"
     (sol_path, _), = make_exercises.generate(tmp_path / "gen", [sheet])
     solution = nbformat.read(sol_path, as_version=4)
@@ -463,4 +463,4 @@ def test_a_function_answer_cannot_patch_the_checks(tmp_path):
     rows = _read_csv(folder / "grades.csv")
     assert [(r["check"], r["passed"]) for r in rows if r["passed"] == "no"] == [
         ("check_matern", "no")]
-    assert _totals(folder) == {"patcher": 5}
+    assert _totals(folder) == {"patcher": 6}
