@@ -177,11 +177,35 @@ def test_lambda_star_rejects_mistakes(study):
     _rejected(lambda m: m.check_lambda_star(thr, 1.0, X, beta0, 1.0), "sufficient threshold",
               "sufficient threshold")
     _rejected(lambda m: m.check_lambda_star(lam * 1.001, lam / thr, X, beta0, 1.0), "too large",
-              "too large")
+              "does not change sign")
     _rejected(lambda m: m.check_lambda_star(lam * 0.999, lam / thr, X, beta0, 1.0), "too small",
-              "too small")
+              "does not change sign")
     _rejected(lambda m: m.check_lambda_star(lam, thr / lam, X, beta0, 1.0), "ratio", "ratio")
     _rejected(lambda m: m.check_lambda_star(None, None, X, beta0, 1.0), "is None", "is None")
+
+
+def test_lambda_star_self_check_is_not_an_oracle(study, capsys):
+    """Brute force through the self-check: 20,000 log-spaced candidates from a tenth of the
+    threshold to 100 times it, the ratio always consistent. None passes (the answer must be
+    known to a relative 1e-7 first), and no message tells on which side the crossing lies,
+    so the check cannot be bisected."""
+    X, beta0 = study
+    thr = 2.0 / (beta0 @ beta0)
+    lam = _bisect(X, beta0, 1.0)
+    cands = thr * np.logspace(-1, 2, 20_000)
+    assert np.min(np.abs(cands / lam - 1)) > 1e-7          # the grid misses the answer itself
+    messages = set()
+    for c in cands:
+        try:
+            ch01.check_lambda_star(c, c / thr, X, beta0, 1.0)
+            raise AssertionError(f"candidate {c} passed")
+        except AssertionError as e:
+            assert "passed" not in str(e)
+            messages.add(str(e))
+    assert len(messages) == 1                               # one neutral message for all
+    message = messages.pop()
+    assert "too small" not in message and "too large" not in message
+    capsys.readouterr()
 
 
 def test_lambda_star_infinite_when_signal_is_weak():

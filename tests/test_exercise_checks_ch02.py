@@ -73,19 +73,27 @@ def test_check_cv_curve_accepts_sklearn_answer(cvdata, capsys):
 
 
 def test_check_cv_curve_rejects_mistakes(cvdata):
-    """Typical mistakes: sum instead of mean, standardising with all the data, training error.
-    The self-check tells the scale and the folds; the others only the full check can."""
+    """Typical mistakes: sum instead of mean, standardising with all the data, training error,
+    a reversed curve, a constant curve. The self-check evaluates the definition on the
+    student's own folds, so it rejects each of them, without printing a value."""
     X, y, lams, kappa, curve = cvdata
     pairs = [(np.flatnonzero(kappa != k), np.flatnonzero(kappa == k)) for k in range(4)]
     _rejected(lambda m: m.check_cv_curve(curve * len(y), kappa, X, y, lams, 4), "MEAN", "MEAN")
     Z = StandardScaler().fit_transform(X)   # leak: scaled with all 40 rows
     leak = np.array([np.mean((y - cross_val_predict(Ridge(alpha=lam), Z, y, cv=pairs)) ** 2)
                      for lam in lams])
-    _rejected(lambda m: m.check_cv_curve(leak, kappa, X, y, lams, 4), "ALL the data", None)
+    _rejected(lambda m: m.check_cv_curve(leak, kappa, X, y, lams, 4), "ALL the data",
+              "ALL the data")
     train = np.array([np.mean((y - make_pipeline(StandardScaler(), Ridge(alpha=lam))
                                .fit(X, y).predict(X)) ** 2) for lam in lams])
-    _rejected(lambda m: m.check_cv_curve(train, kappa, X, y, lams, 4), "training error", None)
-    _rejected(lambda m: m.check_cv_curve(curve * 1.01, kappa, X, y, lams, 4), "cv_curve", None)
+    _rejected(lambda m: m.check_cv_curve(train, kappa, X, y, lams, 4), "training error",
+              "training error")
+    _rejected(lambda m: m.check_cv_curve(curve * 1.01, kappa, X, y, lams, 4), "cv_curve",
+              "cv_curve")
+    _rejected(lambda m: m.check_cv_curve(curve[::-1], kappa, X, y, lams, 4), "reverse",
+              "reverse")
+    _rejected(lambda m: m.check_cv_curve(np.ones(lams.size), kappa, X, y, lams, 4), "cv_curve",
+              "cv_curve")
     _rejected(lambda m: m.check_cv_curve(-curve, kappa, X, y, lams, 4), "cv_curve", "positive")
     _rejected(lambda m: m.check_cv_curve(None, kappa, X, y, lams, 4), "is None", "is None")
     _rejected(lambda m: m.check_cv_curve(curve, None, X, y, lams, 4), "kappa", "kappa")

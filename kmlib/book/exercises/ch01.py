@@ -178,20 +178,24 @@ def check_dual(beta_dual: Any, X: Any, y: Any, lam: float) -> None:
 # the largest lambda at which ridge beats OLS
 # --------------------------------------------------------------------------- #
 def _least_gain(X: np.ndarray, beta0: np.ndarray, sigma2: float, lam: float) -> float:
-    """Smallest eigenvalue of MSE(OLS) - MSE(ridge) at one ``lam`` (part 1 of the theorem)."""
+    """Smallest eigenvalue of the middle factor ``sigma2 (2I + lam G^{-1}) - lam b b^T``.
+
+    By the proof of the chapter's theorem it has the sign of the smallest eigenvalue of
+    MSE(OLS) - MSE(ridge) at ``lam`` and is better scaled.
+    """
     G = X.T @ X
-    R = np.linalg.inv(G + lam * np.eye(len(G)))
-    bias = lam * (R @ beta0)
-    return float(np.linalg.eigvalsh(sigma2 * (np.linalg.inv(G) - R @ G @ R)
-                                    - np.outer(bias, bias))[0])
+    Gi = np.linalg.solve(G, np.eye(len(G)))
+    return float(np.linalg.eigvalsh(sigma2 * (2 * np.eye(len(G)) + lam * Gi)
+                                    - lam * np.outer(beta0, beta0))[0])
 
 
 def check_lambda_star(lam_star: Any, ratio: Any, X: Any, beta0: Any, sigma2: float) -> None:
     """Self-check of the crossing ``lam_star`` and its ratio to ``2 sigma2 / ||beta0||^2``.
 
     Properties: the smallest eigenvalue of ``MSE(OLS) - MSE(ridge)`` is positive at
-    ``lam_star (1 - 1e-6)`` and negative at ``lam_star (1 + 1e-6)``, so it changes sign
-    within a relative 1e-6 of the answer, and ``ratio = lam_star / (2 sigma2/||beta0||^2)``.
+    ``lam_star (1 - 1e-7)`` and negative at ``lam_star (1 + 1e-7)``, so it changes sign
+    within a relative 1e-7 of the answer, and ``ratio = lam_star / (2 sigma2/||beta0||^2)``.
+    A failure does not say on which side the crossing lies: the check cannot be bisected.
     """
     X = _design(X)
     beta0 = np.asarray(beta0, dtype=float)
@@ -201,23 +205,24 @@ def check_lambda_star(lam_star: Any, ratio: Any, X: Any, beta0: Any, sigma2: flo
     thr = 2 * sigma2 / float(beta0 @ beta0)
     if v <= 0:
         raise AssertionError("lam_star must be positive")
-    below = _least_gain(X, beta0, sigma2, v * (1 - 1e-6))
-    above = _least_gain(X, beta0, sigma2, v * (1 + 1e-6))
+    below = _least_gain(X, beta0, sigma2, v * (1 - 1e-7))
+    above = _least_gain(X, beta0, sigma2, v * (1 + 1e-7))
     if below > 0 and above > 0 and abs(v - thr) < 1e-9 * thr:
         raise AssertionError(
             "lam_star equals the sufficient threshold 2 sigma2/||beta0||^2; the exercise asks "
             "where the smallest eigenvalue of the MSE difference actually changes sign"
         )
     if not below > 0 > above:
-        side = "too small" if below > 0 else "too large"
         raise AssertionError(
-            f"lam_star = {v:.6g} is {side}: at the crossing the smallest eigenvalue of "
-            "MSE(OLS) - MSE(ridge) is 0; bisect until the bracket is narrower than 1e-8 * lam"
+            "the smallest eigenvalue of MSE(OLS) - MSE(ridge) does not change sign within a "
+            "relative 1e-7 of lam_star; evaluate your own MSE difference on both ends of your "
+            "final bracket (positive below, negative above) and bisect until the bracket is "
+            "narrower than 1e-8 * lam"
         )
     if abs(r * thr - v) > 1e-9 * v:
         raise AssertionError(f"ratio = {r:.6g}, but lam_star / (2 sigma2/||beta0||^2) = "
                              f"{v / thr:.6g}")
-    print(f"Self-check passed: the smallest eigenvalue changes sign within 1e-6 of lam_star "
+    print(f"Self-check passed: the smallest eigenvalue changes sign within 1e-7 of lam_star "
           f"({GRADED}).")
 
 

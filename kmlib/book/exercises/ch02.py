@@ -104,12 +104,39 @@ def check_kappa(kappa: Any, n: int, v: int) -> None:
           f"exactly one ({GRADED}).")
 
 
+def _oof_ridge(X: np.ndarray, y: np.ndarray, lams: np.ndarray, k: np.ndarray, v: int,
+               standardize_inside: bool = True) -> np.ndarray:
+    """Out-of-fold predictions of ridge with an intercept on the folds ``k``, all ``lams``.
+
+    One thin SVD per training block (columns standardised with that block's own means and
+    scales, norm ``sqrt(n_train)``); the definition of the CV curve evaluated on the
+    student's own folds, so the curve it gives is the student's, not a reference answer.
+    """
+    P = np.empty((len(y), lams.size))
+    for fold in range(v):
+        tr, te = k != fold, k == fold
+        if standardize_inside:
+            mu, sd = X[tr].mean(axis=0), X[tr].std(axis=0)
+        else:
+            mu, sd = X.mean(axis=0), X.std(axis=0)
+        Z = (X - mu) / sd
+        centre = Z[tr].mean(axis=0)                 # zero when standardised inside the fold
+        U, d, Vt = np.linalg.svd(Z[tr] - centre, full_matrices=False)
+        ym = y[tr].mean()
+        coef = Vt.T @ (d[:, None] / (d[:, None] ** 2 + lams) * (U.T @ (y[tr] - ym))[:, None])
+        P[te] = ym + (Z[te] - centre) @ coef
+    return P
+
+
 def check_cv_curve(cv_curve: Any, kappa: Any, X: Any, y: Any, lams: Any, v: int) -> None:
     """Self-check of a v-fold CV curve of ridge on the folds of ``kappa``.
 
-    Properties: one positive value per penalty, for a valid fold assignment, on the scale of
-    a mean squared error: the curve cannot lie far above the CV error of predicting each
-    fold by the mean response of the other folds while ``n`` times less would not.
+    Property: the definition (eq-cv) on the student's own folds. Each value must be the mean
+    squared out-of-fold residual at its penalty, to a relative 1e-6, which
+    :func:`_oof_ridge` evaluates by one SVD per fold. The folds are the student's random
+    choice, so there is no fixed answer to give away; the message names the kind of
+    mistake and how many penalties are off, never a value. A constant curve, the training
+    error, a reversed curve and a curve standardised with all the data fail.
     """
     X, y = _data(X, y)
     lams = np.asarray(lams, dtype=float)
@@ -123,12 +150,32 @@ def check_cv_curve(cv_curve: Any, kappa: Any, X: Any, y: Any, lams: Any, v: int)
                              "first") from None
     if np.any(c <= 0):
         raise AssertionError("a CV error is a mean of squared errors: every value is positive")
-    other_mean = np.array([y[k != k[i]].mean() for i in range(len(y))])
-    scale = float(np.mean((y - other_mean) ** 2))      # CV error of the constant fits
-    if c.min() > 2 * scale and c.min() / len(y) < 2 * scale:
+    own = np.mean((y[:, None] - _oof_ridge(X, y, lams, k, v)) ** 2, axis=0)
+    off = np.abs(c - own) > 1e-6 * own
+    if not off.any():
+        print(f"Self-check passed: cv_curve is the mean squared out-of-fold error of ridge on "
+              f"your {v} folds at all {c.size} penalties ({GRADED}).")
+        return
+    if np.allclose(c, own * len(y), rtol=1e-6):
         raise AssertionError("cv_curve looks n times too large: CV is the MEAN squared error")
-    print(f"Self-check passed: {c.size} CV errors on the scale of the response for your "
-          f"{v} folds ({GRADED}).")
+    if np.allclose(c, own[::-1], rtol=1e-6):
+        raise AssertionError("cv_curve is in the reverse order: one value per entry of lams, "
+                             "in the order of lams")
+    leak = np.mean((y[:, None] - _oof_ridge(X, y, lams, k, v, False)) ** 2, axis=0)
+    if np.allclose(c, leak, rtol=1e-6):
+        raise AssertionError("it looks as if X was standardised with ALL the data before the "
+                             "split; compute the means and scales from the training rows of "
+                             "each fold only")
+    if np.all(np.diff(c) >= 0) and c[0] < own[0] * (1 - 1e-6):
+        raise AssertionError("cv_curve rises from below the out-of-fold error at the smallest "
+                             "penalty: is it the training error? Predict each fold with a model "
+                             "fitted WITHOUT it")
+    raise AssertionError(
+        f"cv_curve differs from the mean squared out-of-fold error on your folds (relative "
+        f"tolerance 1e-6) at {int(off.sum())} of {c.size} penalties; fit "
+        "RidgeRegression(lam=lam) on the other folds (intercept, columns standardised with the "
+        "training rows) and average the squared errors over all n points"
+    )
 
 
 def check_lam_hat(lam_hat: Any, curve: Any, lams: Any, name: str = "lam_hat") -> None:

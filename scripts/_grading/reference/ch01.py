@@ -168,9 +168,9 @@ def check_lambda_star(lam_star: Any, ratio: Any, X: Any, beta0: Any, sigma2: flo
             f"lam_star = {v:.6g} is {side}: at the crossing the smallest eigenvalue of "
             "MSE(OLS) - MSE(ridge) is 0; bisect until the bracket is narrower than 1e-8 * lam"
         )
-    if abs(r - ref / thr) > 1e-6 * (ref / thr):
-        raise AssertionError(f"ratio = {r:.6g}, but lam_star / (2 sigma2/||beta0||^2) = "
-                             f"{ref / thr:.6g}")
+    if abs(r - v / thr) > 1e-6 * (v / thr):
+        raise AssertionError(f"ratio = {r:.6g}, but your lam_star / (2 sigma2/||beta0||^2) = "
+                             f"{v / thr:.6g}")
     print(f"Correct: ridge beats OLS exactly for 0 < lam < {ref:.6f}, "
           f"{ref / thr:.3f} times the sufficient threshold {thr:.6f}.")
 

@@ -114,11 +114,14 @@ def check_cv_curve(cv_curve: Any, kappa: Any, X: Any, y: Any, lams: Any, v: int)
     if np.allclose(c, fitted, rtol=1e-6):
         raise AssertionError("that is the training error of fits on all the data; predict each "
                              "fold with a model fitted WITHOUT it")
+    if np.allclose(c, ref[::-1], rtol=1e-8):
+        raise AssertionError("cv_curve is in the reverse order: one value per entry of lams, "
+                             "in the order of lams")
     j = int(np.argmax(np.abs(c - ref) / ref))
     raise AssertionError(
-        f"cv_curve[{j}] = {c[j]:.6g} but CV at lam = {lams[j]:.4g} is {ref[j]:.6g} for your "
-        "folds; fit RidgeRegression(lam=lam) on the other folds and average the squared errors "
-        "over all n points"
+        f"cv_curve[{j}] = {c[j]:.6g} is not the CV error at lam = {lams[j]:.4g} for your "
+        "folds (relative tolerance 1e-8); fit RidgeRegression(lam=lam) on the other folds "
+        "and average the squared errors over all n points"
     )
 
 
