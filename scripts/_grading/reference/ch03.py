@@ -112,18 +112,19 @@ def check_monomial_counts(D_table: Any, pairs: Any) -> None:
         if v == ref:
             continue
         if v == special.comb(d + p - 1, p, exact=True):
-            raise AssertionError(f"for (d, p) = ({d}, {p}) you counted the monomials of degree "
-                                 "exactly p; the kernel (x^T x' + 1)^p also contains all lower "
+            raise AssertionError(f"for (d, m) = ({d}, {p}) you counted the monomials of degree "
+                                 "exactly m; the kernel (x^T x' + 1)^m also contains all lower "
                                  "degrees")
         if v == p**d or v == (p + 1) ** d:
-            raise AssertionError(f"for (d, p) = ({d}, {p}) your value is a power (p^d or "
-                                 "(p+1)^d), an order of growth, not the exact count")
+            raise AssertionError(f"for (d, m) = ({d}, {p}) your value is a power (m^d or "
+                                 "(m+1)^d), an order of growth, not the exact count")
         if v == special.comb(2 * d, d, exact=True):
-            raise AssertionError(f"for (d, p) = ({d}, {p}) your value is the count for d = p = {d}")
-        raise AssertionError(f"the count for (d, p) = ({d}, {p}) is wrong; count the exponent "
+            raise AssertionError(f"for (d, m) = ({d}, {p}) your value is the count for d = m "
+                             f"= {d}")
+        raise AssertionError(f"the count for (d, m) = ({d}, {p}) is wrong; count the exponent "
                              "vectors (j_0, j_1, ..., j_d) of non-negative integers with sum "
-                             "exactly p")
-    print(f"Correct: all {len(pairs)} feature dimensions are C(d + p, p).")
+                             "exactly m")
+    print(f"Correct: all {len(pairs)} feature dimensions are C(d + m, m).")
 
 
 # --------------------------------------------------------------------------- #
