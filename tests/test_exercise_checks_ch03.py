@@ -114,10 +114,10 @@ def test_check_monomial_counts_accepts_brute_force_and_comb(capsys):
 
 
 @pytest.mark.parametrize("mistake,match,self_match", [
-    (lambda d, p: math.comb(d + p - 1, p), "degree exactly p", None),
+    (lambda d, p: math.comb(d + p - 1, p), "degree exactly m", None),
     (lambda d, p: p ** d, "power", "power"),
     (lambda d, p: (p + 1) ** d, "wrong|power", "every entry at most m"),
-    (lambda d, p: math.comb(2 * d, d) if (d, p) == (10, 15) else math.comb(d + p, p), "d = p",
+    (lambda d, p: math.comb(2 * d, d) if (d, p) == (10, 15) else math.comb(d + p, p), "d = m",
      None),
     (lambda d, p: math.comb(d + p, p) + (d == 100), "wrong", None),
 ])
