@@ -330,6 +330,68 @@ def test_check_kernel_predictions_rejects_mistakes(kdata):
 
 
 # --------------------------------------------------------------------------- #
+# tanh is not a kernel; the intercept as the limit of k + c
+# --------------------------------------------------------------------------- #
+def test_check_tanh_counterexample(capsys):
+    """Accept a large and a small point (eigenvalue about -0.36 by the 2 x 2 closed form,
+    cross-checked with eigvalsh); reject equal points, points outside [-3, 3], None."""
+    good = np.array([-3.0, 0.4])
+    assert np.linalg.eigvalsh(np.tanh(np.outer(good, good)))[0] < -0.1
+    _both(capsys, lambda m: m.check_tanh_counterexample(good))
+    _rejected(lambda m: m.check_tanh_counterexample(np.array([1.5, 1.5])), "no eigenvalue",
+              "no eigenvalue")
+    _rejected(lambda m: m.check_tanh_counterexample(np.array([5.0, 0.5])), r"\[-3, 3\]",
+              r"\[-3, 3\]")
+    _rejected(lambda m: m.check_tanh_counterexample(None), "is None", "is None")
+
+
+@pytest.fixture(scope="module")
+def icpt():
+    rng = np.random.default_rng(6)
+    x = np.sort(rng.uniform(-1, 1, 30))
+    y = 2.0 + np.sin(3 * x) + 0.1 * rng.standard_normal(30)
+    return x, y, np.linspace(-1, 1, 7), np.array([1.0, 10.0, 100.0, 1000.0])
+
+
+def _icpt_answer(x, y, xn, cs):
+    """Independent route: eliminate alpha = (K + I)^-1 (y - mu 1), fix mu by 1^T alpha = 0,
+    and take the gaps from the kernel k + c directly."""
+    g = lambda a, b: np.exp(-((a[:, None] - b[None, :]) ** 2) / (2 * 0.09))  # noqa: E731
+    K, Kn, n = g(x, x), g(xn, x), len(y)
+    # unpenalised intercept: mu minimises ||y - mu 1 - K a|| with a = (K + I)^-1 (y - mu 1)
+    R = np.linalg.solve(K + np.eye(n), np.column_stack([y, np.ones(n)]))
+    mu = R[:, 0].sum() / R[:, 1].sum()                    # from 1^T alpha = 0
+    a = R[:, 0] - mu * R[:, 1]
+    f = Kn @ a + mu
+    gaps = np.array([np.abs((Kn + c) @ np.linalg.solve(K + c + np.eye(n), y) - f).max()
+                     for c in cs])
+    return a, mu, gaps
+
+
+def test_check_intercept_limit(icpt, capsys):
+    """Reference: alpha = (K + I)^-1 (y - mu 1) with mu fixed by 1^T alpha = 0 (a route
+    different from both checks). Mistakes: mu = mean(y), the penalised fit (mu = 0), gaps
+    reversed, gaps of a 1/sqrt(c) law, None."""
+    x, y, xn, cs = icpt
+    a, mu, gaps = _icpt_answer(x, y, xn, cs)
+    _both(capsys, lambda m: m.check_intercept_limit(a, mu, gaps, x, y, xn, cs))
+    K = np.exp(-((x[:, None] - x[None, :]) ** 2) / 0.18)
+    a_pen = np.linalg.solve(K + np.eye(30), y)
+    _rejected(lambda m: m.check_intercept_limit(a_pen, 0.0, gaps, x, y, xn, cs), "mu_int|fitted",
+              "1\\^T alpha")
+    a_mean = np.linalg.solve(K + np.eye(30), y - y.mean())
+    _rejected(lambda m: m.check_intercept_limit(a_mean, y.mean(), gaps, x, y, xn, cs),
+              "mu_int|fitted", "1\\^T alpha|solve")
+    _rejected(lambda m: m.check_intercept_limit(a, mu, gaps[::-1], x, y, xn, cs), "reverse",
+              "decrease")
+    slow = gaps[0] / np.sqrt(cs / cs[0])
+    _rejected(lambda m: m.check_intercept_limit(a, mu, slow, x, y, xn, cs), "gaps differ",
+              "1/c law")
+    _rejected(lambda m: m.check_intercept_limit(None, mu, gaps, x, y, xn, cs), "is None",
+              "is None")
+
+
+# --------------------------------------------------------------------------- #
 # the hashes, and the notebook
 # --------------------------------------------------------------------------- #
 def test_the_self_checks_hashes_are_the_sheets_answers(tall, cut_problem, kdata):
@@ -352,4 +414,4 @@ def test_the_self_checks_hashes_are_the_sheets_answers(tall, cut_problem, kdata)
 def test_notebook_passes_self_checks_and_full_checks_and_stubs_fail(capsys, monkeypatch):
     """Solution notebook: every check passes, the self-checks and then, in their place as
     when grading, the full checks. Student stubs (None): every check fails."""
-    notebook.assert_sheet_passes_self_then_full(NOTEBOOK, ch03, ref, 7, capsys, monkeypatch)
+    notebook.assert_sheet_passes_self_then_full(NOTEBOOK, ch03, ref, 9, capsys, monkeypatch)

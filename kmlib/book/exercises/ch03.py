@@ -31,6 +31,8 @@ __all__ = [
     "check_gaussian_terms",
     "check_cutoff",
     "check_kernel_predictions",
+    "check_tanh_counterexample",
+    "check_intercept_limit",
 ]
 
 GRADED = "the full check runs when the sheet is graded"
@@ -293,3 +295,66 @@ def check_kernel_predictions(f_new: Any, X: Any, y: Any, X_new: Any, lam: float)
         raise AssertionError("f_new is not k_x^T alpha with (k_x)_i = k(x, x_i) and "
                              "alpha = (K + lam I)^{-1} y")
     print(f"Self-check passed: {f.size} predictions ({GRADED}).")
+
+
+# --------------------------------------------------------------------------- #
+# a similarity that is not a kernel
+# --------------------------------------------------------------------------- #
+def check_tanh_counterexample(x_bad: Any) -> None:
+    """Check the student's two points x_bad for the tanh similarity.
+
+    They must lie in ``[-3, 3]``, and the matrix ``tanh(x_i x_j)`` must have an eigenvalue
+    below ``-0.1``.
+
+    The student chooses the data, so the check verifies the choice; the full check is the same.
+    """
+    x = answer_array(x_bad, "x_bad", (2,))
+    if np.abs(x).max() > 3:
+        raise AssertionError("both points of x_bad must lie in [-3, 3]")
+    low = float(np.linalg.eigvalsh(np.tanh(np.outer(x, x)))[0])
+    if low >= -0.1:
+        raise AssertionError("the matrix tanh(x_i x_j) of x_bad has no eigenvalue below -0.1; "
+                             "one point alone, or two points of similar size, give a positive "
+                             "semidefinite matrix: try one large and one small point")
+    print("Self-check passed: the matrix tanh(x_i x_j) of x_bad has an eigenvalue below -0.1, "
+          "so tanh(x x') is not a kernel.")
+
+
+# --------------------------------------------------------------------------- #
+# the constant feature and the unpenalised intercept
+# --------------------------------------------------------------------------- #
+def _gauss(a: np.ndarray, b: np.ndarray, sigma: float = 0.3) -> np.ndarray:
+    return np.exp(-((a[:, None] - b[None, :]) ** 2) / (2 * sigma**2))
+
+
+def check_intercept_limit(alpha_int: Any, mu_int: Any, gaps: Any, x: Any, y: Any, x_new: Any,
+                          cs: Any) -> None:
+    """Self-check of the bordered system and of the gaps between ``k + c`` and the intercept.
+
+    Properties: the residuals of ``(K + I) alpha + mu 1 = y`` and ``1^T alpha = 0``
+    (Gaussian kernel, sigma = 0.3, lam = 1); the gaps are positive, decrease, and follow the
+    ``1/c`` law of part 3 (``c * gap`` within 25% between the last two values of ``c``).
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    cs = np.asarray(cs, dtype=float)
+    a = answer_array(alpha_int, "alpha_int", y.shape)
+    mu = answer_scalar(mu_int, "mu_int")
+    g = answer_array(gaps, "gaps", cs.shape)
+    K = _gauss(x, x)
+    if abs(a.sum()) > 1e-8 * (1 + np.abs(a).sum()):
+        raise AssertionError("alpha_int does not satisfy 1^T alpha = 0, the stationarity "
+                             "condition in the unpenalised intercept")
+    if np.abs(K @ a + a + mu - y).max() > 1e-8 * (1 + np.abs(y).max()):
+        raise AssertionError("(alpha_int, mu_int) does not solve (K + lam I) alpha + mu 1 = y "
+                             "(tolerance 1e-8); build K with the Gaussian kernel, sigma = 0.3, "
+                             "and lam = 1")
+    if np.any(g <= 0) or np.any(np.diff(g) >= 0):
+        raise AssertionError("gaps should be positive and decrease as c grows: with a larger c "
+                             "the constant feature is penalised less")
+    ratio = (cs[-1] * g[-1]) / (cs[-2] * g[-2])
+    if not 0.8 <= ratio <= 1.25:
+        raise AssertionError("the last two gaps do not follow the 1/c law of part 3 (c * gap "
+                             "should be nearly constant); compare predictions of k + c with "
+                             "those of the bordered system at x_inew")
+    print(f"Self-check passed: the bordered system is solved and the gaps fall like 1/c "
+          f"({GRADED}).")
