@@ -29,6 +29,8 @@ __all__ = [
     "check_lambda_star",
     "check_wls_gap",
     "check_worst_direction",
+    "check_coordinate_growth",
+    "check_risk_bound",
 ]
 
 GRADED = "the full check runs when the sheet is graded"
@@ -273,3 +275,72 @@ def check_worst_direction(a_worst: Any, X: Any, w: Any, sigma2: float) -> None:
                 raise AssertionError("a_worst is not the eigenvector of the gap "
                                      "Var(A_W Y) - Var(OLS) for its largest eigenvalue")
     print(f"Self-check passed: a_worst is a unit vector ({GRADED}).")
+
+
+# --------------------------------------------------------------------------- #
+# a coordinate that grows along the path
+# --------------------------------------------------------------------------- #
+def _ridge_first(X: np.ndarray, y: np.ndarray, lam: float) -> float:
+    return float(np.linalg.solve(X.T @ X + lam * np.eye(X.shape[1]), X.T @ y)[0])
+
+
+def check_coordinate_growth(X_cx: Any, y_cx: Any) -> None:
+    """Check the student's construction X_cx, y_cx for the growing coordinate.
+
+    Two columns, at most 200 rows, and the first ridge coefficient (no intercept) grows by
+    at least 20% from ``lam = 0.1`` to ``lam = 10``.
+
+    The student chooses the data, so the check verifies the choice.
+    """
+    X = answer_array(X_cx, "X_cx", (np.shape(X_cx)[0] if X_cx is not None else 0, 2))
+    y = answer_array(y_cx, "y_cx", (X.shape[0],))
+    if not 2 <= X.shape[0] <= 200:
+        raise AssertionError("X_cx must have between 2 and 200 rows")
+    small, large = _ridge_first(X, y, 0.1), _ridge_first(X, y, 10.0)
+    if abs(small) < 0.01:
+        raise AssertionError("the first coefficient at lam = 0.1 must be at least 0.01 in "
+                             "absolute value")
+    if abs(large) < 1.2 * abs(small):
+        raise AssertionError("the first coefficient does not grow by 20% from lam = 0.1 to "
+                             "lam = 10; try two strongly correlated columns whose least-squares "
+                             "coefficients have opposite signs along the two singular directions")
+    print("Self-check passed: the first coefficient grows by at least 20% while lam goes from "
+          "0.1 to 10.")
+
+
+# --------------------------------------------------------------------------- #
+# a dimension-free bound on the in-sample risk
+# --------------------------------------------------------------------------- #
+def check_risk_bound(lam_b: Any, bound_b: Any, risk_b: Any, X: Any, beta0: Any,
+                     sigma2: float) -> None:
+    """Self-check of the bound ``a lam + b / lam`` at its minimiser and of the exact risk.
+
+    Properties: ``lam_b`` is a stationary point of the bound (``a lam^2 = b``, relative 1e-8),
+    ``bound_b`` is the bound's value there, and ``risk_b`` is the exact in-sample risk at
+    ``lam_b`` (relative 1e-6), evaluated as ``(lam^2 ||X A b||^2 + sigma2 tr H^2) / n`` from
+    the dual system, and lies below ``bound_b``.
+    """
+    X = _design(X)
+    beta0 = np.asarray(beta0, dtype=float)
+    lam = answer_scalar(lam_b, "lam_b")
+    bnd = answer_scalar(bound_b, "bound_b")
+    rk = answer_scalar(risk_b, "risk_b")
+    n = X.shape[0]
+    a, b = float(beta0 @ beta0) / (4 * n), float(sigma2) * float(np.sum(X * X)) / n
+    if lam <= 0 or abs(a * lam**2 - b) > 1e-8 * b:
+        raise AssertionError("lam_b does not minimise lam ||beta0||^2 / (4n) + sigma^2 "
+                             "tr(X^T X) / (n lam): set its derivative to zero")
+    if abs(bnd - (a * lam + b / lam)) > 1e-8 * bnd:
+        raise AssertionError("bound_b is not the value of the bound at lam_b")
+    K = X @ X.T
+    H = np.linalg.solve(K + lam * np.eye(n), K)                 # (K + lam I)^{-1} K = H (sym.)
+    bias = lam * np.linalg.solve(K + lam * np.eye(n), X @ beta0)   # X A b = (K + lam I)^-1 X b
+    exact = (float(bias @ bias) + float(sigma2) * float(np.sum(H * H))) / n
+    if abs(rk - exact) > 1e-6 * exact:
+        raise AssertionError("risk_b is not the exact in-sample risk r(lam_b) of part 1 "
+                             "(relative tolerance 1e-6): squared bias plus sigma^2 tr H^2, "
+                             "divided by n")
+    if rk > bnd:
+        raise AssertionError("risk_b exceeds bound_b, which part 2 excludes")
+    print(f"Self-check passed: lam_b minimises the bound and risk_b is the exact risk there "
+          f"({GRADED}).")
