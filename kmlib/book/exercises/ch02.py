@@ -28,6 +28,7 @@ __all__ = [
     "check_stacked_prediction",
     "check_loo_gcv",
     "check_screened_cv",
+    "check_rotation",
 ]
 
 GRADED = "the full check runs when the sheet is graded"
@@ -320,3 +321,52 @@ def check_screened_cv(cv_wrong: Any, cv_right: Any, X: Any, y: Any, n_keep: int,
             raise AssertionError("cv_right is off: inside each fold, choose the columns with "
                                  "the training rows only, then fit and predict as before")
     print(f"Self-check passed: two CV errors of the screened ridge ({GRADED}).")
+
+
+# --------------------------------------------------------------------------- #
+# GCV and LOO under a rotation of the data
+# --------------------------------------------------------------------------- #
+def _loo_gcv_no_intercept(A: np.ndarray, b: np.ndarray, lams: np.ndarray
+                          ) -> tuple[np.ndarray, np.ndarray]:
+    """LOO (leverage shortcut) and GCV of ridge without intercept.
+
+    Computed from the eigendecomposition of ``A^T A``, a route other than an SVD of ``A``.
+    """
+    g, V = np.linalg.eigh(A.T @ A)
+    out_loo, out_gcv = [], []
+    for lam in lams:
+        W = A @ V / (g + lam)                      # A (A^T A + lam I)^{-1} in the eigenbasis
+        fit = W @ (V.T @ (A.T @ b))
+        lev = np.sum(W * (A @ V), axis=1)
+        out_loo.append(np.mean(((b - fit) / (1 - lev)) ** 2))
+        out_gcv.append(np.mean((b - fit) ** 2) / (1 - lev.sum() / len(b)) ** 2)
+    return np.array(out_loo), np.array(out_gcv)
+
+
+def check_rotation(loo_Q: Any, gcv_Q: Any, X: Any, y: Any, Q: Any, lams: Any) -> None:
+    """Self-check of the LOO and GCV curves of the rotated data ``(Q X, Q y)``.
+
+    Properties: GCV is invariant under the rotation, so ``gcv_Q`` must equal GCV of the
+    unrotated data; ``loo_Q`` must satisfy the leverage identity of the leave-one-out
+    shortcut on the rotated data (relative 1e-8). Messages name the mistake, never a value.
+    """
+    X, y = _data(X, y)
+    Q = np.asarray(Q, dtype=float)
+    lams = np.asarray(lams, dtype=float)
+    lo = answer_array(loo_Q, "loo_Q", lams.shape)
+    gc = answer_array(gcv_Q, "gcv_Q", lams.shape)
+    loo_0, gcv_0 = _loo_gcv_no_intercept(X, y, lams)
+    loo_r, _ = _loo_gcv_no_intercept(Q @ X, Q @ y, lams)
+    if not np.allclose(gc, gcv_0, rtol=1e-8):
+        raise AssertionError("gcv_Q is not the GCV curve of ridge without intercept (relative "
+                             "tolerance 1e-8); by part 1 it is the same for the rotated and the "
+                             "original data: (1/n)||y - yhat||^2 / (1 - tr(H)/n)^2")
+    if np.allclose(lo, loo_0, rtol=1e-8) and not np.allclose(loo_0, loo_r, rtol=1e-8):
+        raise AssertionError("loo_Q is the LOO curve of the ORIGINAL data; rotate both X and y "
+                             "by Q first")
+    if not np.allclose(lo, loo_r, rtol=1e-8):
+        raise AssertionError("loo_Q is not mean_i ((y_i - yhat_i) / (1 - H_ii))^2 for the "
+                             "rotated data (relative tolerance 1e-8); the leverages are the "
+                             "diagonal of the rotated hat matrix")
+    print(f"Self-check passed: gcv_Q is invariant and loo_Q satisfies the leave-one-out "
+          f"identity ({GRADED}).")
