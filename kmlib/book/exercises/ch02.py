@@ -2,8 +2,10 @@
 
 A self-check tests properties that a right answer must have, without computing the answer:
 a fold assignment against its definition, a minimiser against the curve it minimises,
-stacking weights against the KKT conditions of non-negative least squares, the shape and
-scale of a CV curve, and for numbers of the sheet's own data a slow salted hash of the value
+stacking weights against the KKT conditions of non-negative least squares, a CV curve
+against its definition evaluated on the student's own folds (the folds are the student's
+random choice, so there is no fixed answer to give away), GCV by its invariance under
+rotations of the data, and for numbers of the sheet's own data a slow salted hash of the value
 rounded to six significant digits (for a curve or a vector, of two numbers that summarise
 it; :func:`~kmlib.book.exercises._answers.matches_digest`). It raises ``AssertionError``
 with a hint when a property fails and prints one line starting with ``Self-check passed:``
