@@ -177,11 +177,94 @@ def test_lambda_star_rejects_mistakes(study):
     _rejected(lambda m: m.check_lambda_star(thr, 1.0, X, beta0, 1.0), "sufficient threshold",
               "sufficient threshold")
     _rejected(lambda m: m.check_lambda_star(lam * 1.001, lam / thr, X, beta0, 1.0), "too large",
-              "too large")
+              "does not change sign")
     _rejected(lambda m: m.check_lambda_star(lam * 0.999, lam / thr, X, beta0, 1.0), "too small",
-              "too small")
+              "does not change sign")
     _rejected(lambda m: m.check_lambda_star(lam, thr / lam, X, beta0, 1.0), "ratio", "ratio")
     _rejected(lambda m: m.check_lambda_star(None, None, X, beta0, 1.0), "is None", "is None")
+
+
+def test_lambda_star_self_check_is_not_an_oracle(study, capsys):
+    """Brute force through the self-check: 20,000 log-spaced candidates from a tenth of the
+    threshold to 100 times it, the ratio always consistent. None passes (the answer must be
+    known to a relative 1e-7 first), and no message tells on which side the crossing lies,
+    so the check cannot be bisected."""
+    X, beta0 = study
+    thr = 2.0 / (beta0 @ beta0)
+    lam = _bisect(X, beta0, 1.0)
+    cands = thr * np.logspace(-1, 2, 20_000)
+    assert np.min(np.abs(cands / lam - 1)) > 1e-7          # the grid misses the answer itself
+    messages = set()
+    for c in cands:
+        try:
+            ch01.check_lambda_star(c, c / thr, X, beta0, 1.0)
+            raise AssertionError(f"candidate {c} passed")
+        except AssertionError as e:
+            assert "passed" not in str(e)
+            messages.add(str(e))
+    assert len(messages) == 1                               # one neutral message for all
+    message = messages.pop()
+    assert "too small" not in message and "too large" not in message
+    capsys.readouterr()
+
+
+def test_check_coordinate_growth(capsys):
+    """Accept a correlated design whose coordinate grows (growth computed here by scikit-learn's
+    Ridge without intercept); reject orthogonal columns (provably monotone), a tiny
+    coefficient, three columns and None."""
+    rng = np.random.default_rng(1)
+    z, e = rng.standard_normal(30), rng.standard_normal(30)
+    X = np.column_stack([z + 0.1 * e, z - 0.1 * e])
+    y = X @ np.array([0.5, 3.0])
+    b = [Ridge(alpha=lam, fit_intercept=False).fit(X, y).coef_[0] for lam in (0.1, 10.0)]
+    assert abs(b[1]) >= 1.2 * abs(b[0])
+    _both(capsys, lambda m: m.check_coordinate_growth(X, y))
+    Q = np.linalg.qr(rng.standard_normal((30, 2)))[0]
+    _rejected(lambda m: m.check_coordinate_growth(Q, Q @ np.array([1.0, -2.0])), "20%", "20%")
+    _rejected(lambda m: m.check_coordinate_growth(X, np.full(30, 1e-5)),
+              "0.01", "0.01")
+    _rejected(lambda m: m.check_coordinate_growth(np.ones((5, 3)), np.ones(5)), "shape", "shape")
+    _rejected(lambda m: m.check_coordinate_growth(None, y), "is None", "is None")
+
+
+def _risk_answer(X, beta0):
+    """Independent route: lam_b, the bound and the risk from dense matrices
+    (A = (X^T X + lam I)^-1 by solve, tr H^2 from H = X A X^T)."""
+    n = X.shape[0]
+    trG = np.trace(X.T @ X)
+    lam = 2 * np.sqrt(trG) / np.linalg.norm(beta0)
+    bound = lam * (beta0 @ beta0) / (4 * n) + trG / (n * lam)
+    A = np.linalg.solve(X.T @ X + lam * np.eye(X.shape[1]), np.eye(X.shape[1]))
+    H = X @ A @ X.T
+    risk = (lam**2 * np.sum((X @ A @ beta0) ** 2) + np.trace(H @ H)) / n
+    return lam, bound, risk
+
+
+def test_check_risk_bound(capsys):
+    """On a small design (n = 30, p = 60): accept the dense route; reject the squared bias
+    alone, a lam_b off by 1%, a bound at the wrong lam, None. A Monte-Carlo estimate of the
+    risk confirms the dense value within 4 s.e."""
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((30, 60)) / np.sqrt(60)
+    beta0 = rng.standard_normal(60)
+    lam, bound, risk = _risk_answer(X, beta0)
+    Y = X @ beta0 + rng.standard_normal((4000, 30))
+    B = np.linalg.solve(X.T @ X + lam * np.eye(60), X.T @ Y.T)
+    loss = np.sum((X @ B - (X @ beta0)[:, None]) ** 2, axis=0) / 30
+    assert abs(loss.mean() - risk) < 4 * loss.std() / np.sqrt(4000)
+    assert risk < bound
+    _both(capsys, lambda m: m.check_risk_bound(lam, bound, risk, X, beta0, 1.0))
+    n = 30
+    A = np.linalg.solve(X.T @ X + lam * np.eye(60), np.eye(60))
+    bias_only = lam**2 * np.sum((X @ A @ beta0) ** 2) / n
+    _rejected(lambda m: m.check_risk_bound(lam, bound, bias_only, X, beta0, 1.0), "bias only",
+              "exact in-sample risk")
+    _rejected(lambda m: m.check_risk_bound(1.01 * lam, bound, risk, X, beta0, 1.0), "lam_b",
+              "lam_b")
+    _rejected(lambda m: m.check_risk_bound(lam, 1.01 * bound, risk, X, beta0, 1.0), "bound_b",
+              "bound_b")
+    _rejected(lambda m: m.check_risk_bound(None, bound, risk, X, beta0, 1.0), "is None",
+              "is None")
 
 
 def test_lambda_star_infinite_when_signal_is_weak():
@@ -276,4 +359,4 @@ def test_the_self_checks_hashes_are_the_sheets_answers(Z, wls):
 def test_notebook_passes_self_checks_and_full_checks_and_stubs_fail(capsys, monkeypatch):
     """Solution notebook: every check passes, the self-checks and then, in their place as
     when grading, the full checks. Student stubs (None): every check fails."""
-    notebook.assert_sheet_passes_self_then_full(NOTEBOOK, ch01, ref, 7, capsys, monkeypatch)
+    notebook.assert_sheet_passes_self_then_full(NOTEBOOK, ch01, ref, 9, capsys, monkeypatch)

@@ -73,19 +73,27 @@ def test_check_cv_curve_accepts_sklearn_answer(cvdata, capsys):
 
 
 def test_check_cv_curve_rejects_mistakes(cvdata):
-    """Typical mistakes: sum instead of mean, standardising with all the data, training error.
-    The self-check tells the scale and the folds; the others only the full check can."""
+    """Typical mistakes: sum instead of mean, standardising with all the data, training error,
+    a reversed curve, a constant curve. The self-check evaluates the definition on the
+    student's own folds, so it rejects each of them, without printing a value."""
     X, y, lams, kappa, curve = cvdata
     pairs = [(np.flatnonzero(kappa != k), np.flatnonzero(kappa == k)) for k in range(4)]
     _rejected(lambda m: m.check_cv_curve(curve * len(y), kappa, X, y, lams, 4), "MEAN", "MEAN")
     Z = StandardScaler().fit_transform(X)   # leak: scaled with all 40 rows
     leak = np.array([np.mean((y - cross_val_predict(Ridge(alpha=lam), Z, y, cv=pairs)) ** 2)
                      for lam in lams])
-    _rejected(lambda m: m.check_cv_curve(leak, kappa, X, y, lams, 4), "ALL the data", None)
+    _rejected(lambda m: m.check_cv_curve(leak, kappa, X, y, lams, 4), "ALL the data",
+              "ALL the data")
     train = np.array([np.mean((y - make_pipeline(StandardScaler(), Ridge(alpha=lam))
                                .fit(X, y).predict(X)) ** 2) for lam in lams])
-    _rejected(lambda m: m.check_cv_curve(train, kappa, X, y, lams, 4), "training error", None)
-    _rejected(lambda m: m.check_cv_curve(curve * 1.01, kappa, X, y, lams, 4), "cv_curve", None)
+    _rejected(lambda m: m.check_cv_curve(train, kappa, X, y, lams, 4), "training error",
+              "training error")
+    _rejected(lambda m: m.check_cv_curve(curve * 1.01, kappa, X, y, lams, 4), "cv_curve",
+              "cv_curve")
+    _rejected(lambda m: m.check_cv_curve(curve[::-1], kappa, X, y, lams, 4), "reverse",
+              "reverse")
+    _rejected(lambda m: m.check_cv_curve(np.ones(lams.size), kappa, X, y, lams, 4), "cv_curve",
+              "cv_curve")
     _rejected(lambda m: m.check_cv_curve(-curve, kappa, X, y, lams, 4), "cv_curve", "positive")
     _rejected(lambda m: m.check_cv_curve(None, kappa, X, y, lams, 4), "is None", "is None")
     _rejected(lambda m: m.check_cv_curve(curve, None, X, y, lams, 4), "kappa", "kappa")
@@ -298,6 +306,43 @@ def test_wrong_screening_falls_below_the_error_floor(noise):
     assert _screened(X, y, False) < 0.8 < _screened(X, y, True)
 
 # --------------------------------------------------------------------------- #
+@pytest.fixture(scope="module")
+def rotdata():
+    X, y, _ = datasets.linear_model(20, 4, random_state=3)
+    Q = np.linalg.qr(np.random.default_rng(4).standard_normal((20, 20)))[0]
+    return X, y, Q, np.logspace(-2, 2, 6)
+
+
+def _loo_gcv_sklearn(X, y, lams):
+    """Independent route: LOO by scikit-learn's LeaveOneOut refits of Ridge (no intercept),
+    GCV from the dense hat matrix."""
+    loo, gcv = [], []
+    for lam in lams:
+        pred = cross_val_predict(Ridge(alpha=lam, fit_intercept=False), X, y, cv=LeaveOneOut())
+        loo.append(np.mean((y - pred) ** 2))
+        H = X @ np.linalg.solve(X.T @ X + lam * np.eye(X.shape[1]), X.T)
+        gcv.append(np.mean((y - H @ y) ** 2) / (1 - np.trace(H) / len(y)) ** 2)
+    return np.array(loo), np.array(gcv)
+
+
+def test_check_rotation(rotdata, capsys):
+    """Accept scikit-learn's LOO of the rotated data and GCV; reject the unrotated LOO, a GCV
+    without the square, swapped curves, None."""
+    X, y, Q, lams = rotdata
+    loo_Q, gcv_Q = _loo_gcv_sklearn(Q @ X, Q @ y, lams)
+    loo_0, gcv_0 = _loo_gcv_sklearn(X, y, lams)
+    np.testing.assert_allclose(gcv_Q, gcv_0, rtol=1e-10)           # part 1 of the exercise
+    assert np.max(np.abs(loo_Q / loo_0 - 1)) > 1e-3
+    _both(capsys, lambda m: m.check_rotation(loo_Q, gcv_Q, X, y, Q, lams))
+    _rejected(lambda m: m.check_rotation(loo_0, gcv_Q, X, y, Q, lams), "loo_Q",
+              "ORIGINAL")
+    H_tr = np.array([np.trace(X @ np.linalg.solve(X.T @ X + lam * np.eye(4), X.T)) for lam in lams])
+    unsquared = gcv_Q * (1 - H_tr / 20)
+    _rejected(lambda m: m.check_rotation(loo_Q, unsquared, X, y, Q, lams), "gcv_Q", "gcv_Q")
+    _rejected(lambda m: m.check_rotation(gcv_Q, loo_Q, X, y, Q, lams), "gcv_Q", "gcv_Q")
+    _rejected(lambda m: m.check_rotation(None, gcv_Q, X, y, Q, lams), "is None", "is None")
+
+
 def test_the_self_checks_hashes_are_the_sheets_answers(sheet_stacking, sheet_loo, noise):
     """Each digest in ch02 recognises the answer computed here by an independent route."""
     X, y, Xt, lams, w, preds = sheet_stacking
@@ -313,4 +358,4 @@ def test_the_self_checks_hashes_are_the_sheets_answers(sheet_stacking, sheet_loo
 def test_notebook_passes_self_checks_and_full_checks_and_stubs_fail(capsys, monkeypatch):
     """Solution notebook: every check passes, the self-checks and then, in their place as
     when grading, the full checks. Student stubs (None): every check fails."""
-    notebook.assert_sheet_passes_self_then_full(NOTEBOOK, ch02, ref, 9, capsys, monkeypatch)
+    notebook.assert_sheet_passes_self_then_full(NOTEBOOK, ch02, ref, 10, capsys, monkeypatch)

@@ -29,6 +29,8 @@ __all__ = [
     "check_lambda_star",
     "check_wls_gap",
     "check_worst_direction",
+    "check_coordinate_growth",
+    "check_risk_bound",
 ]
 
 GRADED = "the full check runs when the sheet is graded"
@@ -178,20 +180,24 @@ def check_dual(beta_dual: Any, X: Any, y: Any, lam: float) -> None:
 # the largest lambda at which ridge beats OLS
 # --------------------------------------------------------------------------- #
 def _least_gain(X: np.ndarray, beta0: np.ndarray, sigma2: float, lam: float) -> float:
-    """Smallest eigenvalue of MSE(OLS) - MSE(ridge) at one ``lam`` (part 1 of the theorem)."""
+    """Smallest eigenvalue of the middle factor ``sigma2 (2I + lam G^{-1}) - lam b b^T``.
+
+    By the proof of the chapter's theorem it has the sign of the smallest eigenvalue of
+    MSE(OLS) - MSE(ridge) at ``lam`` and is better scaled.
+    """
     G = X.T @ X
-    R = np.linalg.inv(G + lam * np.eye(len(G)))
-    bias = lam * (R @ beta0)
-    return float(np.linalg.eigvalsh(sigma2 * (np.linalg.inv(G) - R @ G @ R)
-                                    - np.outer(bias, bias))[0])
+    Gi = np.linalg.solve(G, np.eye(len(G)))
+    return float(np.linalg.eigvalsh(sigma2 * (2 * np.eye(len(G)) + lam * Gi)
+                                    - lam * np.outer(beta0, beta0))[0])
 
 
 def check_lambda_star(lam_star: Any, ratio: Any, X: Any, beta0: Any, sigma2: float) -> None:
     """Self-check of the crossing ``lam_star`` and its ratio to ``2 sigma2 / ||beta0||^2``.
 
     Properties: the smallest eigenvalue of ``MSE(OLS) - MSE(ridge)`` is positive at
-    ``lam_star (1 - 1e-6)`` and negative at ``lam_star (1 + 1e-6)``, so it changes sign
-    within a relative 1e-6 of the answer, and ``ratio = lam_star / (2 sigma2/||beta0||^2)``.
+    ``lam_star (1 - 1e-7)`` and negative at ``lam_star (1 + 1e-7)``, so it changes sign
+    within a relative 1e-7 of the answer, and ``ratio = lam_star / (2 sigma2/||beta0||^2)``.
+    A failure does not say on which side the crossing lies: the check cannot be bisected.
     """
     X = _design(X)
     beta0 = np.asarray(beta0, dtype=float)
@@ -201,23 +207,24 @@ def check_lambda_star(lam_star: Any, ratio: Any, X: Any, beta0: Any, sigma2: flo
     thr = 2 * sigma2 / float(beta0 @ beta0)
     if v <= 0:
         raise AssertionError("lam_star must be positive")
-    below = _least_gain(X, beta0, sigma2, v * (1 - 1e-6))
-    above = _least_gain(X, beta0, sigma2, v * (1 + 1e-6))
+    below = _least_gain(X, beta0, sigma2, v * (1 - 1e-7))
+    above = _least_gain(X, beta0, sigma2, v * (1 + 1e-7))
     if below > 0 and above > 0 and abs(v - thr) < 1e-9 * thr:
         raise AssertionError(
             "lam_star equals the sufficient threshold 2 sigma2/||beta0||^2; the exercise asks "
             "where the smallest eigenvalue of the MSE difference actually changes sign"
         )
     if not below > 0 > above:
-        side = "too small" if below > 0 else "too large"
         raise AssertionError(
-            f"lam_star = {v:.6g} is {side}: at the crossing the smallest eigenvalue of "
-            "MSE(OLS) - MSE(ridge) is 0; bisect until the bracket is narrower than 1e-8 * lam"
+            "the smallest eigenvalue of MSE(OLS) - MSE(ridge) does not change sign within a "
+            "relative 1e-7 of lam_star; evaluate your own MSE difference on both ends of your "
+            "final bracket (positive below, negative above) and bisect until the bracket is "
+            "narrower than 1e-8 * lam"
         )
     if abs(r * thr - v) > 1e-9 * v:
         raise AssertionError(f"ratio = {r:.6g}, but lam_star / (2 sigma2/||beta0||^2) = "
                              f"{v / thr:.6g}")
-    print(f"Self-check passed: the smallest eigenvalue changes sign within 1e-6 of lam_star "
+    print(f"Self-check passed: the smallest eigenvalue changes sign within 1e-7 of lam_star "
           f"({GRADED}).")
 
 
@@ -268,3 +275,72 @@ def check_worst_direction(a_worst: Any, X: Any, w: Any, sigma2: float) -> None:
                 raise AssertionError("a_worst is not the eigenvector of the gap "
                                      "Var(A_W Y) - Var(OLS) for its largest eigenvalue")
     print(f"Self-check passed: a_worst is a unit vector ({GRADED}).")
+
+
+# --------------------------------------------------------------------------- #
+# a coordinate that grows along the path
+# --------------------------------------------------------------------------- #
+def _ridge_first(X: np.ndarray, y: np.ndarray, lam: float) -> float:
+    return float(np.linalg.solve(X.T @ X + lam * np.eye(X.shape[1]), X.T @ y)[0])
+
+
+def check_coordinate_growth(X_cx: Any, y_cx: Any) -> None:
+    """Check the student's construction X_cx, y_cx for the growing coordinate.
+
+    Two columns, at most 200 rows, and the first ridge coefficient (no intercept) grows by
+    at least 20% from ``lam = 0.1`` to ``lam = 10``.
+
+    The student chooses the data, so the check verifies the choice.
+    """
+    X = answer_array(X_cx, "X_cx", (np.shape(X_cx)[0] if X_cx is not None else 0, 2))
+    y = answer_array(y_cx, "y_cx", (X.shape[0],))
+    if not 2 <= X.shape[0] <= 200:
+        raise AssertionError("X_cx must have between 2 and 200 rows")
+    small, large = _ridge_first(X, y, 0.1), _ridge_first(X, y, 10.0)
+    if abs(small) < 0.01:
+        raise AssertionError("the first coefficient at lam = 0.1 must be at least 0.01 in "
+                             "absolute value")
+    if abs(large) < 1.2 * abs(small):
+        raise AssertionError("the first coefficient does not grow by 20% from lam = 0.1 to "
+                             "lam = 10; try two strongly correlated columns whose least-squares "
+                             "coefficients have opposite signs along the two singular directions")
+    print("Self-check passed: the first coefficient grows by at least 20% while lam goes from "
+          "0.1 to 10.")
+
+
+# --------------------------------------------------------------------------- #
+# a dimension-free bound on the in-sample risk
+# --------------------------------------------------------------------------- #
+def check_risk_bound(lam_b: Any, bound_b: Any, risk_b: Any, X: Any, beta0: Any,
+                     sigma2: float) -> None:
+    """Self-check of the bound ``a lam + b / lam`` at its minimiser and of the exact risk.
+
+    Properties: ``lam_b`` is a stationary point of the bound (``a lam^2 = b``, relative 1e-8),
+    ``bound_b`` is the bound's value there, and ``risk_b`` is the exact in-sample risk at
+    ``lam_b`` (relative 1e-6), evaluated as ``(lam^2 ||X A b||^2 + sigma2 tr H^2) / n`` from
+    the dual system, and lies below ``bound_b``.
+    """
+    X = _design(X)
+    beta0 = np.asarray(beta0, dtype=float)
+    lam = answer_scalar(lam_b, "lam_b")
+    bnd = answer_scalar(bound_b, "bound_b")
+    rk = answer_scalar(risk_b, "risk_b")
+    n = X.shape[0]
+    a, b = float(beta0 @ beta0) / (4 * n), float(sigma2) * float(np.sum(X * X)) / n
+    if lam <= 0 or abs(a * lam**2 - b) > 1e-8 * b:
+        raise AssertionError("lam_b does not minimise lam ||beta0||^2 / (4n) + sigma^2 "
+                             "tr(X^T X) / (n lam): set its derivative to zero")
+    if abs(bnd - (a * lam + b / lam)) > 1e-8 * bnd:
+        raise AssertionError("bound_b is not the value of the bound at lam_b")
+    K = X @ X.T
+    H = np.linalg.solve(K + lam * np.eye(n), K)                 # (K + lam I)^{-1} K = H (sym.)
+    bias = lam * np.linalg.solve(K + lam * np.eye(n), X @ beta0)   # X A b = (K + lam I)^-1 X b
+    exact = (float(bias @ bias) + float(sigma2) * float(np.sum(H * H))) / n
+    if abs(rk - exact) > 1e-6 * exact:
+        raise AssertionError("risk_b is not the exact in-sample risk r(lam_b) of part 1 "
+                             "(relative tolerance 1e-6): squared bias plus sigma^2 tr H^2, "
+                             "divided by n")
+    if rk > bnd:
+        raise AssertionError("risk_b exceeds bound_b, which part 2 excludes")
+    print(f"Self-check passed: lam_b minimises the bound and risk_b is the exact risk there "
+          f"({GRADED}).")

@@ -2,8 +2,10 @@
 
 A self-check tests properties that a right answer must have, without computing the answer:
 a fold assignment against its definition, a minimiser against the curve it minimises,
-stacking weights against the KKT conditions of non-negative least squares, the shape and
-scale of a CV curve, and for numbers of the sheet's own data a slow salted hash of the value
+stacking weights against the KKT conditions of non-negative least squares, a CV curve
+against its definition evaluated on the student's own folds (the folds are the student's
+random choice, so there is no fixed answer to give away), GCV by its invariance under
+rotations of the data, and for numbers of the sheet's own data a slow salted hash of the value
 rounded to six significant digits (for a curve or a vector, of two numbers that summarise
 it; :func:`~kmlib.book.exercises._answers.matches_digest`). It raises ``AssertionError``
 with a hint when a property fails and prints one line starting with ``Self-check passed:``
@@ -28,6 +30,7 @@ __all__ = [
     "check_stacked_prediction",
     "check_loo_gcv",
     "check_screened_cv",
+    "check_rotation",
 ]
 
 GRADED = "the full check runs when the sheet is graded"
@@ -104,12 +107,39 @@ def check_kappa(kappa: Any, n: int, v: int) -> None:
           f"exactly one ({GRADED}).")
 
 
+def _oof_ridge(X: np.ndarray, y: np.ndarray, lams: np.ndarray, k: np.ndarray, v: int,
+               standardize_inside: bool = True) -> np.ndarray:
+    """Out-of-fold predictions of ridge with an intercept on the folds ``k``, all ``lams``.
+
+    One thin SVD per training block (columns standardised with that block's own means and
+    scales, norm ``sqrt(n_train)``); the definition of the CV curve evaluated on the
+    student's own folds, so the curve it gives is the student's, not a reference answer.
+    """
+    P = np.empty((len(y), lams.size))
+    for fold in range(v):
+        tr, te = k != fold, k == fold
+        if standardize_inside:
+            mu, sd = X[tr].mean(axis=0), X[tr].std(axis=0)
+        else:
+            mu, sd = X.mean(axis=0), X.std(axis=0)
+        Z = (X - mu) / sd
+        centre = Z[tr].mean(axis=0)                 # zero when standardised inside the fold
+        U, d, Vt = np.linalg.svd(Z[tr] - centre, full_matrices=False)
+        ym = y[tr].mean()
+        coef = Vt.T @ (d[:, None] / (d[:, None] ** 2 + lams) * (U.T @ (y[tr] - ym))[:, None])
+        P[te] = ym + (Z[te] - centre) @ coef
+    return P
+
+
 def check_cv_curve(cv_curve: Any, kappa: Any, X: Any, y: Any, lams: Any, v: int) -> None:
     """Self-check of a v-fold CV curve of ridge on the folds of ``kappa``.
 
-    Properties: one positive value per penalty, for a valid fold assignment, on the scale of
-    a mean squared error: the curve cannot lie far above the CV error of predicting each
-    fold by the mean response of the other folds while ``n`` times less would not.
+    Property: the definition (eq-cv) on the student's own folds. Each value must be the mean
+    squared out-of-fold residual at its penalty, to a relative 1e-6, which
+    :func:`_oof_ridge` evaluates by one SVD per fold. The folds are the student's random
+    choice, so there is no fixed answer to give away; the message names the kind of
+    mistake and how many penalties are off, never a value. A constant curve, the training
+    error, a reversed curve and a curve standardised with all the data fail.
     """
     X, y = _data(X, y)
     lams = np.asarray(lams, dtype=float)
@@ -123,12 +153,32 @@ def check_cv_curve(cv_curve: Any, kappa: Any, X: Any, y: Any, lams: Any, v: int)
                              "first") from None
     if np.any(c <= 0):
         raise AssertionError("a CV error is a mean of squared errors: every value is positive")
-    other_mean = np.array([y[k != k[i]].mean() for i in range(len(y))])
-    scale = float(np.mean((y - other_mean) ** 2))      # CV error of the constant fits
-    if c.min() > 2 * scale and c.min() / len(y) < 2 * scale:
+    own = np.mean((y[:, None] - _oof_ridge(X, y, lams, k, v)) ** 2, axis=0)
+    off = np.abs(c - own) > 1e-6 * own
+    if not off.any():
+        print(f"Self-check passed: cv_curve is the mean squared out-of-fold error of ridge on "
+              f"your {v} folds at all {c.size} penalties ({GRADED}).")
+        return
+    if np.allclose(c, own * len(y), rtol=1e-6):
         raise AssertionError("cv_curve looks n times too large: CV is the MEAN squared error")
-    print(f"Self-check passed: {c.size} CV errors on the scale of the response for your "
-          f"{v} folds ({GRADED}).")
+    if np.allclose(c, own[::-1], rtol=1e-6):
+        raise AssertionError("cv_curve is in the reverse order: one value per entry of lams, "
+                             "in the order of lams")
+    leak = np.mean((y[:, None] - _oof_ridge(X, y, lams, k, v, False)) ** 2, axis=0)
+    if np.allclose(c, leak, rtol=1e-6):
+        raise AssertionError("it looks as if X was standardised with ALL the data before the "
+                             "split; compute the means and scales from the training rows of "
+                             "each fold only")
+    if np.all(np.diff(c) >= 0) and c[0] < own[0] * (1 - 1e-6):
+        raise AssertionError("cv_curve rises from below the out-of-fold error at the smallest "
+                             "penalty: is it the training error? Predict each fold with a model "
+                             "fitted WITHOUT it")
+    raise AssertionError(
+        f"cv_curve differs from the mean squared out-of-fold error on your folds (relative "
+        f"tolerance 1e-6) at {int(off.sum())} of {c.size} penalties; fit "
+        "RidgeRegression(lam=lam) on the other folds (intercept, columns standardised with the "
+        "training rows) and average the squared errors over all n points"
+    )
 
 
 def check_lam_hat(lam_hat: Any, curve: Any, lams: Any, name: str = "lam_hat") -> None:
@@ -273,3 +323,52 @@ def check_screened_cv(cv_wrong: Any, cv_right: Any, X: Any, y: Any, n_keep: int,
             raise AssertionError("cv_right is off: inside each fold, choose the columns with "
                                  "the training rows only, then fit and predict as before")
     print(f"Self-check passed: two CV errors of the screened ridge ({GRADED}).")
+
+
+# --------------------------------------------------------------------------- #
+# GCV and LOO under a rotation of the data
+# --------------------------------------------------------------------------- #
+def _loo_gcv_no_intercept(A: np.ndarray, b: np.ndarray, lams: np.ndarray
+                          ) -> tuple[np.ndarray, np.ndarray]:
+    """LOO (leverage shortcut) and GCV of ridge without intercept.
+
+    Computed from the eigendecomposition of ``A^T A``, a route other than an SVD of ``A``.
+    """
+    g, V = np.linalg.eigh(A.T @ A)
+    out_loo, out_gcv = [], []
+    for lam in lams:
+        W = A @ V / (g + lam)                      # A (A^T A + lam I)^{-1} in the eigenbasis
+        fit = W @ (V.T @ (A.T @ b))
+        lev = np.sum(W * (A @ V), axis=1)
+        out_loo.append(np.mean(((b - fit) / (1 - lev)) ** 2))
+        out_gcv.append(np.mean((b - fit) ** 2) / (1 - lev.sum() / len(b)) ** 2)
+    return np.array(out_loo), np.array(out_gcv)
+
+
+def check_rotation(loo_Q: Any, gcv_Q: Any, X: Any, y: Any, Q: Any, lams: Any) -> None:
+    """Self-check of the LOO and GCV curves of the rotated data ``(Q X, Q y)``.
+
+    Properties: GCV is invariant under the rotation, so ``gcv_Q`` must equal GCV of the
+    unrotated data; ``loo_Q`` must satisfy the leverage identity of the leave-one-out
+    shortcut on the rotated data (relative 1e-8). Messages name the mistake, never a value.
+    """
+    X, y = _data(X, y)
+    Q = np.asarray(Q, dtype=float)
+    lams = np.asarray(lams, dtype=float)
+    lo = answer_array(loo_Q, "loo_Q", lams.shape)
+    gc = answer_array(gcv_Q, "gcv_Q", lams.shape)
+    loo_0, gcv_0 = _loo_gcv_no_intercept(X, y, lams)
+    loo_r, _ = _loo_gcv_no_intercept(Q @ X, Q @ y, lams)
+    if not np.allclose(gc, gcv_0, rtol=1e-8):
+        raise AssertionError("gcv_Q is not the GCV curve of ridge without intercept (relative "
+                             "tolerance 1e-8); by part 1 it is the same for the rotated and the "
+                             "original data: (1/n)||y - yhat||^2 / (1 - tr(H)/n)^2")
+    if np.allclose(lo, loo_0, rtol=1e-8) and not np.allclose(loo_0, loo_r, rtol=1e-8):
+        raise AssertionError("loo_Q is the LOO curve of the ORIGINAL data; rotate both X and y "
+                             "by Q first")
+    if not np.allclose(lo, loo_r, rtol=1e-8):
+        raise AssertionError("loo_Q is not mean_i ((y_i - yhat_i) / (1 - H_ii))^2 for the "
+                             "rotated data (relative tolerance 1e-8); the leverages are the "
+                             "diagonal of the rotated hat matrix")
+    print(f"Self-check passed: gcv_Q is invariant and loo_Q satisfies the leave-one-out "
+          f"identity ({GRADED}).")

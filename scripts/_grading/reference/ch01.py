@@ -23,6 +23,8 @@ __all__ = [
     "check_lambda_star",
     "check_wls_gap",
     "check_worst_direction",
+    "check_coordinate_growth",
+    "check_risk_bound",
     "lambda_star_exact",
 ]
 
@@ -168,9 +170,9 @@ def check_lambda_star(lam_star: Any, ratio: Any, X: Any, beta0: Any, sigma2: flo
             f"lam_star = {v:.6g} is {side}: at the crossing the smallest eigenvalue of "
             "MSE(OLS) - MSE(ridge) is 0; bisect until the bracket is narrower than 1e-8 * lam"
         )
-    if abs(r - ref / thr) > 1e-6 * (ref / thr):
-        raise AssertionError(f"ratio = {r:.6g}, but lam_star / (2 sigma2/||beta0||^2) = "
-                             f"{ref / thr:.6g}")
+    if abs(r - v / thr) > 1e-6 * (v / thr):
+        raise AssertionError(f"ratio = {r:.6g}, but your lam_star / (2 sigma2/||beta0||^2) = "
+                             f"{v / thr:.6g}")
     print(f"Correct: ridge beats OLS exactly for 0 < lam < {ref:.6f}, "
           f"{ref / thr:.3f} times the sufficient threshold {thr:.6f}.")
 
@@ -238,3 +240,66 @@ def check_worst_direction(a_worst: Any, X: Any, w: Any, sigma2: float) -> None:
         raise AssertionError("along a_worst the variance grows less than along the top "
                              f"eigenvector of the gap{hint}")
     print("Correct: a_worst is the direction in which weighting hurts most.")
+
+
+def check_coordinate_growth(X_cx: Any, y_cx: Any) -> None:
+    """Check the student's construction X_cx, y_cx for the growing coordinate.
+
+    Route: the augmented least-squares problem ``[X; sqrt(lam) I] b = [y; 0]`` at
+    ``lam = 0.1`` and ``lam = 10``.
+    """
+    if X_cx is None or y_cx is None:
+        answer_array(None, "X_cx" if X_cx is None else "y_cx", (0,))
+    X = answer_array(X_cx, "X_cx", (np.shape(X_cx)[0], 2))
+    y = answer_array(y_cx, "y_cx", (X.shape[0],))
+    if not 2 <= X.shape[0] <= 200:
+        raise AssertionError("X_cx must have between 2 and 200 rows")
+
+    def first(lam: float) -> float:
+        A = np.vstack([X, np.sqrt(lam) * np.eye(2)])
+        return float(np.linalg.lstsq(A, np.r_[y, 0.0, 0.0], rcond=None)[0][0])
+
+    small, large = first(0.1), first(10.0)
+    if abs(small) < 0.01:
+        raise AssertionError("the first coefficient at lam = 0.1 must be at least 0.01 in "
+                             "absolute value")
+    if abs(large) < 1.2 * abs(small):
+        raise AssertionError("the first coefficient does not grow by 20% from lam = 0.1 to "
+                             "lam = 10")
+    print(f"Correct: the first coefficient goes from {small:.3g} to {large:.3g}.")
+
+
+def check_risk_bound(lam_b: Any, bound_b: Any, risk_b: Any, X: Any, beta0: Any,
+                     sigma2: float) -> None:
+    """Check the minimiser of the risk bound, the bound and the exact risk.
+
+    ``lam_b`` and ``bound_b`` against their closed forms, ``risk_b`` against the SVD formula
+    of part 1.
+    """
+    X, _ = _inputs(X)
+    beta0 = np.asarray(beta0, dtype=float)
+    lam = answer_scalar(lam_b, "lam_b")
+    bnd = answer_scalar(bound_b, "bound_b")
+    rk = answer_scalar(risk_b, "risk_b")
+    n, sigma = X.shape[0], float(np.sqrt(sigma2))
+    trG, norm_b = float(np.sum(X * X)), float(np.linalg.norm(beta0))
+    lam_ref = 2 * sigma * np.sqrt(trG) / norm_b
+    if abs(lam - lam_ref) > 1e-8 * lam_ref:
+        raise AssertionError("lam_b is not the minimiser 2 sigma sqrt(tr X^T X) / ||beta0|| of "
+                             "the bound (relative tolerance 1e-8)")
+    bound_ref = sigma * norm_b * np.sqrt(trG) / n
+    if abs(bnd - bound_ref) > 1e-8 * bound_ref:
+        raise AssertionError("bound_b is not the bound at lam_b (relative tolerance 1e-8)")
+    _, d, Vt = np.linalg.svd(X, full_matrices=False)
+    c = Vt @ beta0
+    ref = float(np.sum((lam_ref * d / (d**2 + lam_ref)) ** 2 * c**2)
+                + sigma2 * np.sum((d**2 / (d**2 + lam_ref)) ** 2)) / n
+    if abs(rk - ref) > 1e-6 * ref:
+        variance = float(sigma2) * float(np.sum((d**2 / (d**2 + lam_ref)) ** 2)) / n
+        if abs(rk - (ref - variance)) <= 1e-6 * ref:
+            raise AssertionError("risk_b has the squared bias only: add the variance sigma^2 "
+                                 "tr H^2 / n")
+        raise AssertionError("risk_b is not the exact risk r(lam_b) of part 1 (relative "
+                             "tolerance 1e-6)")
+    print(f"Correct: the risk at lam_b is {ref:.4f}, {bound_ref / ref:.1f} times below the "
+          "bound.")

@@ -28,6 +28,7 @@ __all__ = [
     "check_stacked_prediction",
     "check_loo_gcv",
     "check_screened_cv",
+    "check_rotation",
 ]
 
 
@@ -114,11 +115,14 @@ def check_cv_curve(cv_curve: Any, kappa: Any, X: Any, y: Any, lams: Any, v: int)
     if np.allclose(c, fitted, rtol=1e-6):
         raise AssertionError("that is the training error of fits on all the data; predict each "
                              "fold with a model fitted WITHOUT it")
+    if np.allclose(c, ref[::-1], rtol=1e-8):
+        raise AssertionError("cv_curve is in the reverse order: one value per entry of lams, "
+                             "in the order of lams")
     j = int(np.argmax(np.abs(c - ref) / ref))
     raise AssertionError(
-        f"cv_curve[{j}] = {c[j]:.6g} but CV at lam = {lams[j]:.4g} is {ref[j]:.6g} for your "
-        "folds; fit RidgeRegression(lam=lam) on the other folds and average the squared errors "
-        "over all n points"
+        f"cv_curve[{j}] = {c[j]:.6g} is not the CV error at lam = {lams[j]:.4g} for your "
+        "folds (relative tolerance 1e-8); fit RidgeRegression(lam=lam) on the other folds "
+        "and average the squared errors over all n points"
     )
 
 
@@ -281,3 +285,36 @@ def check_screened_cv(cv_wrong: Any, cv_right: Any, X: Any, y: Any, n_keep: int,
                              "training rows only, then fit and predict as before")
     print("Correct: screening outside the folds reports a much smaller error than "
           "screening inside.")
+
+
+def check_rotation(loo_Q: Any, gcv_Q: Any, X: Any, y: Any, Q: Any, lams: Any) -> None:
+    """Check the LOO and GCV curves of ``(Q X, Q y)`` by brute force.
+
+    LOO: one refit without each point, per penalty. GCV: the dense hat matrix of the rotated
+    data (no intercept).
+    """
+    X, y = _data(X, y)
+    Q = np.asarray(Q, dtype=float)
+    lams = np.asarray(lams, dtype=float)
+    lo = answer_array(loo_Q, "loo_Q", lams.shape)
+    gc = answer_array(gcv_Q, "gcv_Q", lams.shape)
+    XQ, yQ = Q @ X, Q @ y
+    n, p = XQ.shape
+    loo_ref, gcv_ref = [], []
+    for lam in lams:
+        errs = []
+        for i in range(n):
+            A, b = np.delete(XQ, i, 0), np.delete(yQ, i)
+            errs.append(yQ[i] - XQ[i] @ np.linalg.solve(A.T @ A + lam * np.eye(p), A.T @ b))
+        loo_ref.append(np.mean(np.square(errs)))
+        H = XQ @ np.linalg.solve(XQ.T @ XQ + lam * np.eye(p), XQ.T)
+        gcv_ref.append(np.mean((yQ - H @ yQ) ** 2) / (1 - np.trace(H) / n) ** 2)
+    loo_ref, gcv_ref = np.array(loo_ref), np.array(gcv_ref)
+    if not np.allclose(gc, gcv_ref, rtol=1e-8):
+        raise AssertionError("gcv_Q is not the GCV curve of the rotated data (relative "
+                             "tolerance 1e-8)")
+    if not np.allclose(lo, loo_ref, rtol=1e-8):
+        raise AssertionError("loo_Q is not the leave-one-out curve of the rotated data "
+                             "(relative tolerance 1e-8)")
+    print(f"Correct: GCV is unchanged by the rotation; LOO moves by up to "
+          f"{np.max(np.abs(loo_ref / gcv_ref - 1)):.1%} of GCV.")

@@ -24,6 +24,8 @@ __all__ = [
     "check_gaussian_terms",
     "check_cutoff",
     "check_kernel_predictions",
+    "check_tanh_counterexample",
+    "check_intercept_limit",
 ]
 
 
@@ -112,18 +114,19 @@ def check_monomial_counts(D_table: Any, pairs: Any) -> None:
         if v == ref:
             continue
         if v == special.comb(d + p - 1, p, exact=True):
-            raise AssertionError(f"for (d, p) = ({d}, {p}) you counted the monomials of degree "
-                                 "exactly p; the kernel (x^T x' + 1)^p also contains all lower "
+            raise AssertionError(f"for (d, m) = ({d}, {p}) you counted the monomials of degree "
+                                 "exactly m; the kernel (x^T x' + 1)^m also contains all lower "
                                  "degrees")
         if v == p**d or v == (p + 1) ** d:
-            raise AssertionError(f"for (d, p) = ({d}, {p}) your value is a power (p^d or "
-                                 "(p+1)^d), an order of growth, not the exact count")
+            raise AssertionError(f"for (d, m) = ({d}, {p}) your value is a power (m^d or "
+                                 "(m+1)^d), an order of growth, not the exact count")
         if v == special.comb(2 * d, d, exact=True):
-            raise AssertionError(f"for (d, p) = ({d}, {p}) your value is the count for d = p = {d}")
-        raise AssertionError(f"the count for (d, p) = ({d}, {p}) is wrong; count the exponent "
+            raise AssertionError(f"for (d, m) = ({d}, {p}) your value is the count for d = m "
+                             f"= {d}")
+        raise AssertionError(f"the count for (d, m) = ({d}, {p}) is wrong; count the exponent "
                              "vectors (j_0, j_1, ..., j_d) of non-negative integers with sum "
-                             "exactly p")
-    print(f"Correct: all {len(pairs)} feature dimensions are C(d + p, p).")
+                             "exactly m")
+    print(f"Correct: all {len(pairs)} feature dimensions are C(d + m, m).")
 
 
 # --------------------------------------------------------------------------- #
@@ -256,3 +259,65 @@ def check_kernel_predictions(f_new: Any, X: Any, y: Any, X_new: Any, lam: float)
         raise AssertionError("the kernel is squared: k(x, x') = (1 + x^T x')^2")
     raise AssertionError("f_new is not k_x^T alpha with (k_x)_i = k(x, x_i) and "
                          "alpha = (K + lam I)^{-1} y")
+
+
+def check_tanh_counterexample(x_bad: Any) -> None:
+    """Check the student's two points x_bad for the tanh similarity.
+
+    They must lie in ``[-3, 3]``, with an eigenvalue of the matrix ``tanh(x_i x_j)`` below
+    ``-0.1`` (computed in closed form for a 2 x 2 matrix).
+    """
+    x = answer_array(x_bad, "x_bad", (2,))
+    if np.abs(x).max() > 3:
+        raise AssertionError("both points of x_bad must lie in [-3, 3]")
+    a, b, c = np.tanh(x[0] ** 2), np.tanh(x[1] ** 2), np.tanh(x[0] * x[1])
+    low = (a + b - np.hypot(a - b, 2 * c)) / 2
+    if low >= -0.1:
+        raise AssertionError("the matrix tanh(x_i x_j) of x_bad has no eigenvalue below -0.1; "
+                             "try one large and one small point")
+    print(f"Correct: the smallest eigenvalue at x_bad is {low:.3f} < -0.1.")
+
+
+def check_intercept_limit(alpha_int: Any, mu_int: Any, gaps: Any, x: Any, y: Any, x_new: Any,
+                          cs: Any) -> None:
+    """Check the intercept fit and the gaps.
+
+    Reference: the primal problem in ``(mu, w)`` on explicit features ``Phi = Q sqrt(Lambda)``
+    of the Gram matrix (least squares on the augmented design), and for each ``c`` the
+    bordered system with corner ``-1/c``, which is the kernel ``k + c`` rewritten stably.
+    Predictions are compared, not only coefficients.
+    """
+    x, y, x_new = (np.asarray(t, dtype=float) for t in (x, y, x_new))
+    cs = np.asarray(cs, dtype=float)
+    a = answer_array(alpha_int, "alpha_int", y.shape)
+    mu = answer_scalar(mu_int, "mu_int")
+    g = answer_array(gaps, "gaps", cs.shape)
+    gauss = lambda s, t: np.exp(-((s[:, None] - t[None, :]) ** 2) / (2 * 0.3**2))  # noqa: E731
+    K, K_new, n = gauss(x, x), gauss(x_new, x), len(y)
+    ev, Q = np.linalg.eigh(K)
+    Phi = Q * np.sqrt(np.clip(ev, 0.0, None))
+    A = np.vstack([np.column_stack([np.ones(n), Phi]), np.column_stack([np.zeros(n), np.eye(n)])])
+    coef = np.linalg.lstsq(A, np.r_[y, np.zeros(n)], rcond=None)[0]
+    fit_ref = coef[0] + Phi @ coef[1:]
+    if abs(mu - coef[0]) > 1e-6 * (1 + abs(coef[0])):
+        raise AssertionError("mu_int is not the unpenalised intercept (tolerance 1e-6); it "
+                             "comes from the bordered system, not from mean(y)")
+    if np.abs(K @ a + mu - fit_ref).max() > 1e-6 * (1 + np.abs(y).max()):
+        raise AssertionError("the fitted values K alpha_int + mu_int are not those of ridge "
+                             "with an unpenalised intercept (tolerance 1e-6)")
+    ones = np.ones((n, 1))
+    f_int = K_new @ a + mu
+    ref = []
+    for c in cs:
+        B = np.block([[K + np.eye(n), ones], [ones.T, -np.ones((1, 1)) / c]])
+        sol = np.linalg.solve(B, np.r_[y, 0.0])
+        ref.append(np.abs(K_new @ sol[:n] + sol[n] - f_int).max())
+    ref = np.array(ref)
+    if np.allclose(g, ref, rtol=1e-4):
+        print(f"Correct: the gap falls from {ref[0]:.3g} to {ref[-1]:.3g}, like 1/c.")
+        return
+    if np.allclose(g, ref[::-1], rtol=1e-4):
+        raise AssertionError("gaps is in the reverse order of cs")
+    raise AssertionError("gaps differ from the largest |f_c - f_int| over x_inew (relative "
+                         "tolerance 1e-4) at some c; predict with k + c: "
+                         "(K_new + c) (K + c + lam I)^{-1} y")
