@@ -44,7 +44,6 @@ DIGESTS = {
     "Z_train:nu1": "9b152f9c30153a9a59311ca3aa34daad4479741ba3779bc2dfb3091177b6ea2b",
     "Z_new:col0": "a12b6bbf112837876e79d8ae5f026c130654255d0d80db0681959d3413d34794",
     "Z_new:col1": "48217f17e126fe1185cdd489a82526baa12f7bd22b60e6250e5a80f4f5c9bc97",
-    "sigma_best": "dfaa33a4c092ff9f63a0629a14923db2bb21f4bf2580236dd34fed8a4661a61a",
     "mmd2_best": "f0681b298eae7335ca0f747b38a7ac3dab5d678b4e3bd9ca04e58a643d70eea8",
     "hsic_stat": "caf7307090a6c63a603b6ad6c3c8ac86876bdce60f7082d7e4a32d5cef3b967d",
     "null_hsic:sum": "72810b0eceb9416e7f8239a37b7cf8ae7f15759c376c4fc02093993f7017a518",
@@ -52,7 +51,7 @@ DIGESTS = {
     "energy": "ebeb00a53d718f007781e93843316cfbd68e1e353c7c002d71fa4d0769d88862",
     "u_stat": "e1fbf41cbb17fa52d856ba6c951d7442c15a6a3ebb26358d8443d914f63f0e87",
 }
-DIGITS = {"sigma_best": 4}
+DIGITS: dict[str, int] = {}
 
 
 def _known(value: float, key: str) -> bool:
@@ -162,7 +161,8 @@ def check_width(sigma_best: Any, mmd2_best: Any) -> None:
     """Self-check of the width maximising MMD^2(N(0, 1), Q_a) and of the maximum.
 
     Properties: the width lies inside the search interval, the maximum is positive and at
-    most 2; the hashes of the width (four significant digits) and of the maximum (six).
+    most 2, and the hash of the maximum (six significant digits). The width itself is checked
+    only when graded: four digits of a number in (0.05, 3) are too few to hash safely.
     """
     _, lo, hi = width_data()
     s = answer_scalar(sigma_best, "sigma_best")
@@ -176,11 +176,8 @@ def check_width(sigma_best: Any, mmd2_best: Any) -> None:
         raise AssertionError("mmd2_best is not recognised: it is the value of MMD^2 at the best "
                              "width, E k(X,X') + E k(Y,Y') - 2 E k(X,Y) with the mixture's four "
                              "pairs of components, for a = 0.8")
-    if not _known(s, "sigma_best"):
-        raise AssertionError("mmd2_best is right but sigma_best is not accurate to four digits: "
-                             "the maximum is flat, so use a 1-D optimiser with a tight tolerance "
-                             "(scipy.optimize.minimize_scalar, method='bounded', xatol=1e-10)")
-    print(f"Self-check passed: sigma_best and mmd2_best are recognised ({GRADED}).")
+    print(f"Self-check passed: mmd2_best is recognised and sigma_best lies in the interval; "
+          f"the maximum is flat, so locate sigma_best with a tight tolerance ({GRADED}).")
 
 
 # --------------------------------------------------------------------------- #
