@@ -118,7 +118,8 @@ class NotebookFailed(Exception):
 
 def _newest_source_mtime(path: Path) -> float:
     """The last change to the notebook or to the library it imports."""
-    files = [path, *(ROOT / "kmlib").rglob("*.py")]
+    files = [path, *(f for f in (ROOT / "kmlib").rglob("*")
+                     if f.is_file() and "__pycache__" not in f.parts)]
     return max(f.stat().st_mtime for f in files)
 
 
