@@ -44,6 +44,7 @@ FILE_MARKERS = [
     ("test_stated_numbers.py", "book"), ("test_chapter_structure.py", "book"),
     ("test_notation*.py", "book"), ("test_exercises.py", "book"),
     ("test_plain_notebook.py", "book"), ("test_exercise_checks_*.py", "book"),
+    ("test_notebook_runner.py", "notebook"),
 ]
 # single tests that execute a notebook or read the built site, inside files of another suite
 TEST_MARKERS = [
