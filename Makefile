@@ -1,6 +1,13 @@
 # Kernel Methods — executable course notes.
 #   make book   build the website into _build/html (creates .venv on first use)
-#   make test   run every test: kmlib, notebooks (nbval), exercises, stated numbers, site
+#   make test   run every test: kmlib, notebooks (each executed once), exercises, stated
+#               numbers, grading, site (the site checks skip without a build)
+#   make test-lib   the library's tests only (-m lib: kmlib and kmlib.book's helpers; no
+#               notebook, no site, no grading): the quick loop while changing kmlib
+#   make test-ci    what CI runs after make book: make test, but a notebook the book build
+#               has just executed with the same code passes on that execution
+#   make lock   regenerate constraints.txt (every package version of the book and test
+#               extras) from a fresh resolve in a throwaway venv; commit the result
 #   make notebooks   plain .ipynb of every chapter and exercise sheet (student version)
 #                    into _build/notebooks/ (builds the book first)
 #   make lab    open JupyterLab on _build/notebooks/ (works as root too)
@@ -24,22 +31,26 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 SOLUTIONS ?= show
 JB_FLAGS := -W -n --keep-going
+# Installs into .venv take every version from constraints.txt (make lock refreshes it), so
+# the book builds next year with the packages it was checked with.
+PIP_INSTALL := $(BIN)/python -m pip install -q -c constraints.txt
+PYTEST := $(BIN)/python -m pytest
 
-.PHONY: book book-hidden test lab notebooks exercises bench clean check-site check-downloads distclean pdf tex
+.PHONY: book book-hidden test test-lib test-ci lock lab notebooks exercises bench clean check-site check-downloads distclean pdf tex
 
 $(BIN)/python:
 	@echo "== creating the virtual environment $(VENV)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-$(VENV)/.installed-book: pyproject.toml | $(BIN)/python
+$(VENV)/.installed-book: pyproject.toml constraints.txt | $(BIN)/python
 	@echo "== installing kmlib and the book's packages into $(VENV) (first run: a few minutes)"
-	$(BIN)/python -m pip install -q -e '.[book]'
+	$(PIP_INSTALL) -e '.[book]'
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml $(VENV)/.installed-book
+$(VENV)/.installed-test: pyproject.toml constraints.txt $(VENV)/.installed-book
 	@echo "== installing the test tools into $(VENV)"
-	$(BIN)/python -m pip install -q -e '.[book,test]'
+	$(PIP_INSTALL) -e '.[book,test]'
 	touch $@
 
 $(VENV)/.installed-lab: pyproject.toml $(VENV)/.installed-book
@@ -89,9 +100,40 @@ notebooks: book
 	mv _build/kmbook-notebooks _build/notebooks
 	@echo "== wrote _build/notebooks (open it with: make lab)"
 
+RUFF = $(BIN)/ruff check kmlib tests scripts _ext benchmarks conftest.py
+
 test: $(VENV)/.installed-test
-	$(BIN)/ruff check kmlib tests scripts _ext benchmarks conftest.py
-	$(BIN)/python -m pytest --nbval-lax --nbval-current-env -q -rs
+	$(RUFF)
+	$(PYTEST) --notebooks -q -rs
+
+test-lib: $(VENV)/.installed-test
+	$(PYTEST) -m lib -q tests
+
+# CI builds the book first (make book), then runs this: the notebooks the build executed
+# with the same code, after the last change to them and to kmlib, are not run again; the
+# site tests are left to make check-site and the PDF checks, which run after the builds.
+test-ci: $(VENV)/.installed-test
+	$(RUFF)
+	$(PYTEST) --notebooks --notebooks-from-build=_build -m "not site" -q -rs
+
+# constraints.txt: a fresh resolve of kmlib's dependencies and the book and test extras
+# (newest versions pyproject.toml allows) in a throwaway venv, frozen (needs Python >= 3.11
+# for tomllib; kmlib itself is not installed there, so nothing is built in the tree). Run it after changing a pin in pyproject.toml
+# and commit constraints.txt; make test and make book then install exactly these versions.
+LOCK_VENV := _build/lock-venv
+lock:
+	rm -rf $(LOCK_VENV)
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/python -m pip install -q --upgrade pip
+	$(LOCK_VENV)/bin/python -c "import tomllib; p = tomllib.load(open('pyproject.toml', 'rb'))['project']; \
+	  print('\n'.join(p['dependencies'] + p['optional-dependencies']['book'] + p['optional-dependencies']['test']))" \
+	  > $(LOCK_VENV)/requirements.txt
+	$(LOCK_VENV)/bin/python -m pip install -q -r $(LOCK_VENV)/requirements.txt
+	{ echo "# Every package of the book and test extras, as resolved by make lock ($$($(LOCK_VENV)/bin/python -V))."; \
+	  echo "# Used with pip install -c by the Makefile and CI; refresh with: make lock"; \
+	  $(LOCK_VENV)/bin/python -m pip freeze; } > constraints.txt
+	rm -rf $(LOCK_VENV)
+	@echo "== wrote constraints.txt; rm $(VENV)/.installed-* to reinstall from it"
 
 # The site checks need `make book` and `make book-hidden` first (and Chromium for the browser
 # checks: apt-get install chromium); without them those tests are skipped, with the reason.

@@ -4,7 +4,9 @@ An exercise page (MyST Markdown) has code cells tagged ``solution`` (the model
 answers) and ``check`` (calls of ``kmlib.book.exercises.chNN.check_*``).  The tests
 run it twice: as written, where every check must pass, and with every name a
 solution cell assigns replaced by ``None`` (the student's stub), where every
-check cell must raise ``AssertionError``.
+check cell must raise ``AssertionError``.  In each run every check cell runs with the
+shipped self-checks and then with the grader's full checks (``run_checked``), so the
+sheet's code executes twice in all, not once per set of checks.
 """
 from __future__ import annotations
 
@@ -86,20 +88,65 @@ def self_and_full(shipped, reference):
     return both, rejected
 
 
+def run_checked(cells: list[tuple[list[str], str]], shipped, reference, *,
+                stubs: bool, capsys) -> tuple[str, str]:
+    """Execute the sheet once, running every check cell twice in place: with the shipped
+    self-checks, then with the grader's full checks put in their place (as when grading).
+
+    With ``stubs`` every name a solution cell assigns is bound to None instead of running
+    it, and each check cell must raise ``AssertionError`` both times. Returns the printed
+    output of the two runs of the check cells (``self``, ``full``), each preceded by what
+    the other cells printed, so one execution serves both sets of checks.
+    """
+    names = [n for n in vars(shipped) if n.startswith("check_")]
+    missing = [n for n in names if not hasattr(reference, n)]
+    assert not missing, f"the grader has no full check for {missing}"
+    ns: dict = {}
+    out = {"self": [], "full": []}
+    for tags, src in cells:
+        code = compile(src, "cell", "exec")
+        if stubs and "solution" in tags:
+            for name in assigned_names(src):
+                ns[name] = None
+            continue
+        if "check" not in tags:
+            exec(code, ns)
+            printed = capsys.readouterr().out
+            out["self"].append(printed)
+            out["full"].append(printed)
+            continue
+        originals = {n: getattr(shipped, n) for n in names}
+        for which in ("self", "full"):
+            try:
+                if which == "full":
+                    for n in names:
+                        setattr(shipped, n, getattr(reference, n))
+                if stubs:
+                    with pytest.raises(AssertionError):
+                        exec(code, ns)
+                else:
+                    exec(code, ns)
+            finally:
+                for n, f in originals.items():
+                    setattr(shipped, n, f)
+            out[which].append(capsys.readouterr().out)
+    return "".join(out["self"]), "".join(out["full"])
+
+
 def assert_sheet_passes_self_then_full(path: Path, shipped, reference, n_calls: int,
-                                       capsys, monkeypatch) -> None:
+                                       capsys, monkeypatch, hidden: int = 0) -> None:
     """The sheet at ``path`` with its solutions: its ``n_calls`` check calls each print one
-    self-check line, then, with the full checks put in their place as when grading, one
-    ``Correct:`` line each; with the student stubs (None) every check fails, both times."""
+    self-check line and, with the full checks put in their place as when grading, one
+    ``Correct:`` line each; ``hidden`` lecturer-only check cells print ``Correct:`` in both
+    runs. With the student stubs (None) every check fails, both ways.
+
+    Two executions of the sheet's code (solutions, stubs), each check cell run with both
+    sets of checks (``run_checked``); ``monkeypatch`` is kept for the callers' signature.
+    """
     cells = code_cells(path)
     calls = sum(len(re.findall(r"\bcheck_\w+\s*\(", src)) for src in check_sources(cells))
     assert calls == n_calls
-    run_with_solutions(cells)
-    out = capsys.readouterr().out
-    assert out.count(SELF) == n_calls and FULL not in out
-    assert_checks_fail_with_none_stubs(cells)
-    for name in [n for n in shipped.__all__ if n.startswith("check_")]:
-        monkeypatch.setattr(shipped, name, getattr(reference, name))
-    run_with_solutions(cells)
-    assert capsys.readouterr().out.count(FULL) == n_calls
-    assert_checks_fail_with_none_stubs(cells)
+    self_out, full_out = run_checked(cells, shipped, reference, stubs=False, capsys=capsys)
+    assert self_out.count(SELF) == n_calls and self_out.count(FULL) == hidden
+    assert full_out.count(FULL) == n_calls + hidden and SELF not in full_out
+    run_checked(cells, shipped, reference, stubs=True, capsys=capsys)

@@ -1,6 +1,7 @@
 """Helpers shared by the notebook-level tests."""
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -22,6 +23,20 @@ def myst_notebooks(*dirs: str) -> list[Path]:
 
 def read(path: Path):
     return jupytext.read(path, fmt="md:myst")
+
+
+def notebook_text(raw: str) -> str:
+    """Every text an .ipynb file (given as its JSON text) holds: cell sources and outputs."""
+    nb = json.loads(raw)
+    parts = []
+    for cell in nb.get("cells", []):
+        parts.append("".join(cell.get("source", "")))
+        for out in cell.get("outputs", []):
+            parts.append("".join(out.get("text", "")))
+            for value in out.get("data", {}).values():
+                parts.append(value if isinstance(value, str) else "".join(value)
+                             if isinstance(value, list) else json.dumps(value))
+    return "\n".join(parts)
 
 
 GLUE_ROLE = re.compile(r"\{glue(?::[a-z]+)?\}`([A-Za-z_][A-Za-z0-9_]*)")

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import html
 import io
-import json
 import os
 import re
 import zipfile
@@ -23,7 +22,7 @@ from pathlib import Path
 
 import make_exercises
 import pytest
-from _notebooks import ROOT, myst_notebooks, read
+from _notebooks import ROOT, myst_notebooks, notebook_text, read
 
 HIDDEN = Path(os.environ.get("KMBOOK_HIDDEN_SITE", ROOT / "_build" / "hidden" / "_build" / "html"))
 SHOWN = Path(os.environ.get("KMBOOK_SITE", ROOT / "_build" / "html"))
@@ -72,19 +71,6 @@ def _html_text(raw: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", raw))
 
 
-def _notebook_text(raw: str) -> str:
-    nb = json.loads(raw)
-    parts = []
-    for cell in nb.get("cells", []):
-        parts.append("".join(cell.get("source", "")))
-        for out in cell.get("outputs", []):
-            parts.append("".join(out.get("text", "")))
-            for value in out.get("data", {}).values():
-                parts.append(value if isinstance(value, str) else "".join(value)
-                             if isinstance(value, list) else json.dumps(value))
-    return "\n".join(parts)
-
-
 def _texts(name: str, data: bytes):
     """The searchable text of one file (zip archives are opened member by member)."""
     if name.endswith(".zip"):
@@ -102,7 +88,7 @@ def _texts(name: str, data: bytes):
     if name.endswith(".html"):
         yield name, _squash(_html_text(raw))
     elif name.endswith(".ipynb"):
-        yield name, _squash(_notebook_text(raw))
+        yield name, _squash(notebook_text(raw))
     else:
         yield name, _squash(raw)
 

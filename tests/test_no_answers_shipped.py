@@ -60,7 +60,7 @@ from pathlib import Path
 
 import make_exercises
 import pytest
-from _notebooks import ROOT, myst_notebooks, read
+from _notebooks import ROOT, myst_notebooks, notebook_text, read
 
 REFERENCE = ROOT / "scripts" / "_grading" / "reference"
 SHIPPED = ROOT / "kmlib" / "book" / "exercises"
@@ -278,19 +278,6 @@ def _notebook_code(raw: str) -> list[str]:
             if c.get("cell_type") == "code"]
 
 
-def _notebook_text(raw: str) -> str:
-    nb = json.loads(raw)
-    parts = []
-    for cell in nb.get("cells", []):
-        parts.append("".join(cell.get("source", "")))
-        for out in cell.get("outputs", []):
-            parts.append("".join(out.get("text", "")))
-            for value in out.get("data", {}).values():
-                parts.append(value if isinstance(value, str) else "".join(value)
-                             if isinstance(value, list) else json.dumps(value))
-    return "\n".join(parts)
-
-
 def texts(name: str, data: bytes):
     """(name, squashed text, Python sources) of a file: for a notebook its code cells, for a
     ``.py`` file its text, else none; archives member by member."""
@@ -308,7 +295,7 @@ def texts(name: str, data: bytes):
     if name.endswith(".html"):
         yield name, squash(_html_text(raw)), []
     elif name.endswith(".ipynb"):
-        yield name, squash(_notebook_text(raw)), _notebook_code(raw)
+        yield name, squash(notebook_text(raw)), _notebook_code(raw)
     else:
         yield name, squash(raw), [raw] if name.endswith(".py") else []
 
