@@ -15,8 +15,7 @@
 #                    (the site's downloads) into _build/exercises/ (builds the book first)
 #   make grade SUBMISSIONS=dir   grade the students' notebooks in dir (grades.csv,
 #                    summary.csv, report.html, feedback/) in a bubblewrap sandbox; options
-#                    SHEET=exercises/NN_x.md TIMEOUT=120 JOBS=1; WEAK_SANDBOX=1 grades without
-#                    bubblewrap (student code can then read your files)
+#                    SHEET=exercises/NN_x.md TIMEOUT=120 JOBS=1
 #   make bench  benchmark kmlib against scikit-learn (writes benchmarks/results.md), the
 #               kernel PCA and two-sample/independence tests (results_unsupervised.md) and
 #               streamed RFF and Nystroem ridge on a million points (results_large_scale.md)
@@ -158,9 +157,9 @@ exercises: book
 TIMEOUT ?= 120
 JOBS ?= 1
 grade: $(VENV)/.installed-book
-	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=dir [SHEET=exercises/NN_name.md] [TIMEOUT=120] [JOBS=1] [WEAK_SANDBOX=1]"; exit 2; }
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=dir [SHEET=exercises/NN_name.md] [TIMEOUT=120] [JOBS=1]"; exit 2; }
 	$(BIN)/python scripts/grade.py "$(SUBMISSIONS)" --timeout $(TIMEOUT) --jobs $(JOBS) \
-	  $(if $(SHEET),--sheet "$(SHEET)",) $(if $(WEAK_SANDBOX),--weak-sandbox,)
+	  $(if $(SHEET),--sheet "$(SHEET)",)
 
 lab: $(VENV)/.installed-lab
 	@test -d _build/notebooks || $(MAKE) notebooks

@@ -52,12 +52,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import make_exercises
 import nbformat
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import make_exercises  # noqa: E402
-from _grading import codec, report, sandbox  # noqa: E402
-from _grading.sheet import (  # noqa: E402
+from _grading import codec, report, sandbox
+from _grading.sheet import (
     Sheet,
     load_sheet,
     match,

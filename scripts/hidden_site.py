@@ -22,10 +22,8 @@ import sys
 from pathlib import Path
 
 import jupytext
+import make_exercises
 import yaml
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import make_exercises  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 COPIED = ["_toc.yml", "_ext", "_latex", "_static", "_templates", "references.bib", "scripts"]

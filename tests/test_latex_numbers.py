@@ -10,13 +10,10 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import sys
 
+import kmlatex  # _latex/ is on the tests' pythonpath (pyproject.toml)
 import pytest
 from _notebooks import ROOT
-
-sys.path.insert(0, str(ROOT / "_latex"))
-import kmlatex  # noqa: E402
 
 
 def test_boxes_get_the_websites_numbers():
