@@ -255,24 +255,8 @@ def test_linear_spline_accepts_bordered_solve_and_rejects_mistakes(module, capsy
 
 
 # --------------------------------------------------------------------------- #
-def _use_reference(monkeypatch):
-    """Put the lecturer's checks in place of the self-checks, as the grader does."""
-    for name in [n for n in vars(ch06) if n.startswith("check_")]:
-        monkeypatch.setattr(ch06, name, getattr(reference, name))
-
-
 def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys, monkeypatch):
-    """Solution notebook: every self-check passes (the hidden check prints Correct:), and
-    every reference check passes too; with None stubs every check fails, both ways."""
-    cells = notebook.code_cells(NOTEBOOK)
-    checks = notebook.check_sources(cells)
-    assert len(checks) >= 5
-    notebook.run_with_solutions(cells)
-    out = capsys.readouterr().out
-    hidden = out.count("Correct:")
-    assert hidden == 1 and out.count("Self-check passed:") == len(checks) - hidden
-    notebook.assert_checks_fail_with_none_stubs(cells)
-    _use_reference(monkeypatch)
-    notebook.run_with_solutions(cells)
-    assert capsys.readouterr().out.count("Correct:") == len(checks)
-    notebook.assert_checks_fail_with_none_stubs(cells)
+    """Solution notebook: every self-check passes and, substituted as the grader does, every
+    reference check; with None stubs every check fails, both ways (one execution each)."""
+    notebook.assert_sheet_passes_self_then_full(NOTEBOOK, ch06, reference, 6, capsys,
+                                                monkeypatch, hidden=1)

@@ -525,16 +525,6 @@ def test_smooth_rate_self_check_is_not_an_oracle(smooth_rate, capsys):
 # --------------------------------------------------------------------------- #
 def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys, monkeypatch):
     """Solution notebook: every self-check passes and, substituted as the grader does, every
-    reference check; with None stubs every check cell fails, both ways."""
-    cells = notebook.code_cells(NOTEBOOK)
-    checks = notebook.check_sources(cells)
-    calls = sum(src.count("ch07.check_") for src in checks)
-    assert len(checks) == 6 and calls == 7
-    notebook.run_with_solutions(cells)
-    assert capsys.readouterr().out.count("Self-check passed:") == calls
-    notebook.assert_checks_fail_with_none_stubs(cells)
-    for name in [n for n in vars(ch07) if n.startswith("check_")]:
-        monkeypatch.setattr(ch07, name, getattr(reference, name))
-    notebook.run_with_solutions(cells)
-    assert capsys.readouterr().out.count("Correct:") == calls
-    notebook.assert_checks_fail_with_none_stubs(cells)
+    reference check; with None stubs every check fails, both ways (one execution each)."""
+    notebook.assert_sheet_passes_self_then_full(NOTEBOOK, ch07, reference, 7, capsys,
+                                                monkeypatch)

@@ -367,15 +367,6 @@ def test_intercept_interval_rejects_mistakes(module, which, match):
 # --------------------------------------------------------------------------- #
 def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys, monkeypatch):
     """Solution notebook: every self-check passes and, substituted as the grader does, every
-    reference check; with None stubs every check cell fails, both ways."""
-    cells = notebook.code_cells(NOTEBOOK)
-    checks = notebook.check_sources(cells)
-    assert len(checks) == 6
-    notebook.run_with_solutions(cells)
-    assert capsys.readouterr().out.count("Self-check passed:") == len(checks)
-    notebook.assert_checks_fail_with_none_stubs(cells)
-    for name in [n for n in vars(ch08) if n.startswith("check_")]:
-        monkeypatch.setattr(ch08, name, getattr(reference, name))
-    notebook.run_with_solutions(cells)
-    assert capsys.readouterr().out.count("Correct:") == len(checks)
-    notebook.assert_checks_fail_with_none_stubs(cells)
+    reference check; with None stubs every check fails, both ways (one execution each)."""
+    notebook.assert_sheet_passes_self_then_full(NOTEBOOK, ch08, reference, 6, capsys,
+                                                monkeypatch)

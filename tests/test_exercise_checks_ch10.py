@@ -248,20 +248,9 @@ def test_check_embedding_rejects_mistakes(module, l1_points):
 # --------------------------------------------------------------------------- #
 def test_notebook_checks_pass_with_solutions_and_fail_with_none_stubs(capsys, monkeypatch):
     """Solution notebook: every self-check passes and, substituted as the grader does, every
-    reference check (the hidden check prints its own line); None stubs fail every check."""
-    cells = notebook.code_cells(NOTEBOOK)
-    checks = notebook.check_sources(cells)
-    calls = sum(src.count("ch10.check_") for src in checks)
-    assert len(checks) >= 3 and calls == 5
-    notebook.run_with_solutions(cells)
-    out = capsys.readouterr().out
-    assert out.count("Self-check passed:") == calls and "Correct:" not in out
-    notebook.assert_checks_fail_with_none_stubs(cells)
-    for name in [n for n in vars(ch10) if n.startswith("check_")]:
-        monkeypatch.setattr(ch10, name, getattr(reference, name))
-    notebook.run_with_solutions(cells)
-    assert capsys.readouterr().out.count("Correct:") == calls
-    notebook.assert_checks_fail_with_none_stubs(cells)
+    reference check; with None stubs every check fails, both ways (one execution each)."""
+    notebook.assert_sheet_passes_self_then_full(NOTEBOOK, ch10, reference, 5, capsys,
+                                                monkeypatch)
 
 
 # --------------------------------------------------------------------------- #
