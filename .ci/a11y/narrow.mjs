@@ -60,7 +60,7 @@ try {
         if (what === "math") {
           const main = document.querySelector("article.bd-article") || document.querySelector("main") || document.body;
           const limit = Math.min(window.innerWidth, document.documentElement.clientWidth);
-          for (const m of main.querySelectorAll("mjx-container")) {
+          for (const m of main.querySelectorAll("span.math, div.math > math, mjx-container")) {
             const r = m.getBoundingClientRect();
             if (r.width === 0) continue;
             // the nearest ancestor that clips or scrolls sideways
