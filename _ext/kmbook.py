@@ -126,28 +126,46 @@ def _drop_print_button(app, pagename, templatename, context, doctree) -> None:
 
 
 def _accessible_body(app, pagename, templatename, context, doctree) -> None:
-    """Fix three accessibility faults of the page body that come from the book's packages.
+    """Fix two accessibility faults of the page body that come from the book's packages.
 
-    * myst-nb labels the "Show code cell source" toggles ``aria-label="Toggle hidden
-      content"``, a name that does not contain their visible text (axe
-      label-content-name-mismatch): the label goes, the visible text names them;
-    * docutils marks bibliography entries ``role="doc-biblioentry"``, deprecated in
-      DPUB-ARIA 1.1 (aria-deprecated-role), inside a ``role="list"``: they become
-      ``role="listitem"``;
-    * sphinx-proof gives every unlabelled proof ``id="proof"``, so a chapter repeats
-      one id: each gets its own (``proof-1``, ``proof-2``, ...).
+    Both are written as fixed strings by the packages' HTML visitors (no node or option
+    controls them), so the fix is a replacement of exactly that string;
+    ``tests/test_site.py::test_theme_hooks_still_hold`` fails when a package upgrade
+    changes it. They belong upstream, in myst-nb and docutils.
+
+    * myst-nb (``sphinx_.py``, the hide-input visitor) labels the "Show code cell source"
+      toggles ``aria-label="Toggle hidden content"``, a name that does not contain their
+      visible text (axe label-content-name-mismatch): the label goes, the visible text
+      names them;
+    * docutils (``_html_base.py``, visit_citation) marks bibliography entries
+      ``role="doc-biblioentry"``, deprecated in DPUB-ARIA 1.1 (aria-deprecated-role),
+      inside a ``role="list"``: they become ``role="listitem"``.
     """
-    import re
-
     body = context.get("body")
     if not body:
         return
-    body = body.replace('<summary aria-label="Toggle hidden content">', "<summary>")
-    body = body.replace('role="doc-biblioentry"', 'role="listitem"')
-    count = iter(range(1, 1_000_000))
-    body = re.sub(r'(<div class="proof[^"]*") id="proof"',
-                  lambda m: f'{m.group(1)} id="proof-{next(count)}"', body)
+    body = body.replace(MYST_NB_SUMMARY, "<summary>")
+    body = body.replace(DOCUTILS_BIBLIOENTRY, 'role="listitem"')
     context["body"] = body
+
+
+MYST_NB_SUMMARY = '<summary aria-label="Toggle hidden content">'
+DOCUTILS_BIBLIOENTRY = 'role="doc-biblioentry"'
+
+
+def _unique_proof_ids(app, doctree) -> None:
+    """Give each unlabelled proof its own id (``proof-1``, ``proof-2``, ...).
+
+    sphinx-proof gives every one the id ``proof``, so a chapter repeats one id (axe
+    duplicate-id).
+    """
+    from docutils import nodes
+
+    count = 0
+    for node in doctree.findall(nodes.admonition):
+        if "proof" in node["classes"] and node["ids"] == ["proof"]:
+            count += 1
+            node["ids"] = [f"proof-{count}"]
 
 
 def _exercise_numbers_per_sheet(app, env) -> list[str]:
@@ -441,11 +459,22 @@ def tex_to_mathml(tex: str, display: bool) -> str:
     tex = re.sub(r"\\(mathbb|mathcal|mathbf|mathfrak|mathsf|boldsymbol)\s*([A-Za-z0-9])",
                  r"\\\1{\2}", tex)
     tex = re.sub(r"\\(?:mathrm|rm)\s*\{([A-Za-z]+)\}", r"\\text{\1}", tex)
+    # aligned: an array of right- and left-aligned columns (latex2mathml reads array)
+    tex = re.sub(r"\\begin\{aligned\}(.*?)\\end\{aligned\}", _aligned_as_array, tex,
+                 flags=re.S)
     mathml = convert(tex, display="block" if display else "inline")
     # browsers draw mathvariant="normal" only: other variants become the Unicode
     # mathematical letters
     return re.sub(r'<mi mathvariant="([a-z-]+)">([^<]*)</mi>',
                   lambda m: _styled(m.group(2), m.group(1)), mathml)
+
+
+def _aligned_as_array(match) -> str:
+    rows = match.group(1).split("\\\\")
+    columns = max(row.count("&") for row in rows) + 1
+    spec = ("rl" * columns)[:columns]
+    body = "\\\\".join(row.replace("&", "&{}") for row in rows)
+    return "\\begin{array}{" + spec + "}" + body + "\\end{array}"
 
 
 _STYLE_BASES = {  # variant: (A, a, Alpha, alpha) code points of the Unicode math letters
@@ -720,6 +749,7 @@ def setup(app):
     app.connect("html-page-context", _drop_print_button, priority=502)
     app.connect("html-page-context", _drop_thebe, priority=502)
     app.connect("html-page-context", _accessible_body, priority=502)
+    app.connect("doctree-read", _unique_proof_ids)
     app.connect("build-finished", _write_downloads)
     # after Sphinx's own numbering (TocTreeCollector, priority 500)
     app.connect("env-get-updated", _exercise_numbers_per_sheet, priority=900)

@@ -401,7 +401,29 @@ def test_page_loads_no_icon_script_and_no_math_script(page):
     _templates/layout.html); formulas are MathML written at build time."""
     scripts = [s.get("src", "") for s in _soup(page).find_all("script")]
     assert not [s for s in scripts if "fontawesome" in s or "mathjax" in s.lower()], scripts
-    assert not _soup(page).select("span.math:not(:has(math))"), "a formula left as TeX"
+    assert not _soup(page).select("span.math:not(:has(math)), div.math:not(:has(math))"), (
+        "a formula left as TeX")
+    html = page.read_text(encoding="utf-8")
+    assert "<mi>&</mi>" not in html and 'linebreak="newline"' not in html, (
+        "an alignment or line break that the browser does not draw")
+
+
+def test_tex_to_mathml_reads_the_books_idioms():
+    """aligned, unbraced \\mathbb E, f'' with a power, bold Greek and upright d."""
+    import sys
+    from html import unescape
+
+    sys.path.insert(0, str(ROOT / "_ext"))
+    import kmbook
+
+    aligned = kmbook.tex_to_mathml(r"\begin{aligned}a&=b\\&=c\end{aligned}", True)
+    assert aligned.count("<mtr>") == 2 and "&</mi>" not in aligned
+    assert "\U0001D53C" in unescape(kmbook.tex_to_mathml(r"\mathbb E z", False))  # double-struck
+    assert "\U0001D736" in unescape(kmbook.tex_to_mathml(r"\boldsymbol{\alpha}", False))
+    assert "<mtext>d</mtext>" in kmbook.tex_to_mathml(r"\mathrm{d}x", False)
+    assert "<msup>" in kmbook.tex_to_mathml("\\int f''^2", False)
+    parts = kmbook._inline_parts(kmbook.tex_to_mathml(r"a+b=c\le d+e+f", False))
+    assert len(parts) == 3 and all(p.startswith("<math") for p in parts)
 
 
 def _theme_file(package: str, *parts: str) -> Path:
@@ -439,6 +461,15 @@ def test_theme_hooks_still_hold():
         ours = (ROOT / "_templates" / name).read_text()
         assert lines(ours) == lines(upstream), (
             f"the theme's components/{name} changed: bring _templates/{name} up to date")
+    # the two fixed strings that kmbook._accessible_body replaces
+    import sys
+
+    sys.path.insert(0, str(ROOT / "_ext"))
+    import kmbook
+
+    assert kmbook.MYST_NB_SUMMARY in _theme_file("myst_nb", "sphinx_.py").read_text()
+    assert "doc-biblioentry" in _theme_file("docutils", "writers", "_html_base.py").read_text()
+    assert kmbook.DOCUTILS_BIBLIOENTRY == 'role="doc-biblioentry"'
     tools = _theme_file("sphinx", "themes", "basic", "static", "searchtools.js").read_text()
     assert "htmlToText: (htmlString, anchor) =>" in tools
     assert "fetch(requestUrl)" in tools

@@ -52,14 +52,17 @@ const problems = [];
 const report = (where, what) => { problems.push(`${where}\t${what}`); console.log(`${where}\t${what}`); };
 const browser = await chromium.launch({ executablePath, args: ["--no-sandbox"] });
 
+// pydata-sphinx-theme opens a sidebar on narrow screens as a modal <dialog>
+// (#pst-primary-sidebar-modal), into which it moves the sidebar's content
 async function drawerOpen(page, id) {
   return page.evaluate((id) => {
+    const dialog = document.getElementById(`${id}-modal`);
+    if (dialog && dialog.open) return dialog.getBoundingClientRect().width > 50;
     const el = document.getElementById(id);
     if (!el) return false;
-    const dialog = el.closest("dialog");
-    if (dialog) return dialog.open;
     const r = el.getBoundingClientRect();
-    return getComputedStyle(el).visibility !== "hidden" && r.right > 10 && r.left < window.innerWidth;
+    return getComputedStyle(el).visibility !== "hidden" && r.width > 50 && r.right > 10
+      && r.left < window.innerWidth;
   }, id);
 }
 
@@ -77,7 +80,7 @@ try {
     await page.waitForTimeout(400);
     if (!(await drawerOpen(page, "pst-primary-sidebar"))) report(where, "a tap on the toggle does not open the table of contents");
     else {
-      const links = await page.locator("#pst-primary-sidebar a.reference:visible").count();
+      const links = await page.locator("#pst-primary-sidebar-modal a.reference:visible, #pst-primary-sidebar a.reference:visible").count();
       if (links < 10) report(where, `the open table of contents shows ${links} links`);
       await page.keyboard.press("Escape");
       await page.waitForTimeout(300);
@@ -124,9 +127,16 @@ try {
       const bad = [];
       const article = document.querySelector("article.bd-article");
       const scrolls = (el) => ["auto", "scroll"].includes(getComputedStyle(el).overflowX);
+      // an inline formula never has a scroll box of its own, nor does its line of text;
+      // a table that is wider than the column may scroll as a whole
       for (const m of article.querySelectorAll("span.math")) {
         for (let el = m; el && el !== article; el = el.parentElement) {
-          if (scrolls(el)) { bad.push(`inline formula in a scroll box <${el.tagName.toLowerCase()}>: ${(m.dataset.tex || m.textContent).slice(0, 50)}`); break; }
+          if (!scrolls(el)) continue;
+          if (el.matches("span, p, li, dd, dt, td, th, em, strong, a")
+              || el.scrollWidth > el.clientWidth + 1) {
+            bad.push(`inline formula in a scroll box <${el.tagName.toLowerCase()}>: ${(m.dataset.tex || m.textContent).slice(0, 50)}`);
+          }
+          break;
         }
       }
       for (const d of article.querySelectorAll("div.math")) {
