@@ -658,6 +658,21 @@ def _site_facts(app, config) -> None:
     if not site and parts:
         site = f"https://{parts[0]}.github.io/{parts[1]}/"
     config.kmbook_site_url = site.rstrip("/") + "/" if site else ""
+    # Jupyter Book adds every .js file under _static/ to every page, as a blocking
+    # script: the book's own scripts are listed once, deferred, in _config.yml; the search
+    # page's script is added to that page only (_search_page_script), and the scorer is
+    # read by Sphinx into the search page's language_data.js (html_search_scorer)
+    own = {"kmbook.js", "kmbook-search.js", "kmbook-scorer.js"}
+    config.html_js_files = [
+        entry for entry in config.html_js_files
+        if not (isinstance(entry, str) and entry in own)
+        and not (isinstance(entry, (tuple, list)) and entry[0] == "kmbook-search.js")]
+
+
+def _search_page_script(app, pagename, templatename, context, doctree) -> None:
+    """``kmbook-search.js`` on the search page only (Sphinx's per-page add_js_file)."""
+    if pagename == "search":
+        app.add_js_file("kmbook-search.js", defer="defer")
 
 
 def _site_context(app, pagename, templatename, context, doctree) -> None:
@@ -744,6 +759,7 @@ def setup(app):
     app.add_search_language(_search_language())
     app.add_html_math_renderer("kmbook_mathml", (_visit_math, None), (_visit_displaymath, None))
     app.connect("html-page-context", _site_context, priority=503)
+    app.connect("html-page-context", _search_page_script)
     # The theme builds its download menu at priority 501; offer the notebook just before.
     app.connect("html-page-context", _offer_ipynb, priority=500)
     app.connect("html-page-context", _drop_print_button, priority=502)

@@ -22,39 +22,58 @@
     }
   };
   const MIN_SCALE = 0.65;
-  const fitEquations = () => {
-    for (const box of document.querySelectorAll(".bd-article div.math")) {
+  // fitting reads the laid-out width of the equation, so an equation is fitted when it
+  // comes near the screen (sections off screen are not laid out, see kmbook.css); within
+  // one batch every write comes after every read, so the page is laid out once
+  const fit = (boxes) => {
+    const found = [];
+    for (const box of boxes) {
       const math = box.querySelector(":scope > math");
       if (!math) continue;
-      math.style.fontSize = "";
+      if (math.style.fontSize) math.style.fontSize = "";
       box.classList.remove("kmbook-wide");
-      const number = box.querySelector(":scope > .eqno");
-      const room = box.clientWidth - (number ? number.getBoundingClientRect().width + 8 : 0);
-      const width = math.getBoundingClientRect().width;
-      if (width <= room || room <= 0) continue;
-      const scale = room / width;
-      if (scale >= MIN_SCALE) {
-        const size = parseFloat(getComputedStyle(math).fontSize);
-        math.style.fontSize = `${Math.floor(size * scale * 10) / 10}px`;
-      } else {
-        box.classList.add("kmbook-wide");
-      }
+      found.push([box, math, box.querySelector(":scope > .eqno")]);
     }
+    const sizes = found.map(([box, math, number]) => [
+      box.clientWidth - (number ? number.getBoundingClientRect().width + 8 : 0),
+      math.getBoundingClientRect().width,
+      parseFloat(getComputedStyle(math).fontSize)]);
+    found.forEach(([box, math], k) => {
+      const [room, width, size] = sizes[k];
+      if (width <= room || room <= 0) return;
+      const scale = room / width;
+      if (scale >= MIN_SCALE) math.style.fontSize = `${Math.floor(size * scale * 10) / 10}px`;
+      else box.classList.add("kmbook-wide");
+    });
   };
+  const allBoxes = () => [...document.querySelectorAll(".bd-article div.math")];
+  let observer = null;
+  const watch = () => {
+    if (observer) observer.disconnect();
+    if (!("IntersectionObserver" in window)) { fit(allBoxes()); return; }
+    observer = new IntersectionObserver((entries) => {
+      const near = entries.filter((e) => e.isIntersecting).map((e) => e.target);
+      for (const box of near) observer.unobserve(box);
+      if (near.length) fit(near);
+    }, { rootMargin: "400px 0px" });
+    for (const box of allBoxes()) observer.observe(box);
+  };
+  // every equation at once: before printing, and for checks (window.kmbookFitAll)
+  window.kmbookFitAll = () => fit(allBoxes());
   let lastWidth = 0;
-  const onResize = () => {
-    if (window.innerWidth === lastWidth) return;
-    lastWidth = window.innerWidth;
-    fitEquations();
-  };
   const start = () => {
     linkFigures();
     lastWidth = window.innerWidth;
-    fitEquations();
+    watch();
     let timer = null;
-    window.addEventListener("resize", () => { clearTimeout(timer); timer = setTimeout(onResize, 150); });
-    window.addEventListener("beforeprint", fitEquations);
-    window.addEventListener("afterprint", fitEquations);
+    window.addEventListener("resize", () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        if (window.innerWidth !== lastWidth) { lastWidth = window.innerWidth; watch(); }
+      }, 150);
+    });
+    window.addEventListener("beforeprint", window.kmbookFitAll);
+    window.addEventListener("afterprint", watch);
   };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

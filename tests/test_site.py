@@ -483,6 +483,12 @@ def test_search_is_accent_insensitive_in_the_index():
 
     raw = (HTML / "searchindex.js").read_text(encoding="utf-8")
     index = json.loads(re.search(r"Search\.setIndex\((.*)\)\s*$", raw, re.S).group(1))
-    assert "nystrom" in index["terms"] and "nyström" not in index["terms"]
+    # Sphinx stores each word as written and its stem; the stem is folded, and the page's
+    # query is stemmed the same way, so "Nystrom" and "Nyström" both look up "nystrom"
+    def pages(word):
+        found = index["terms"].get(word, [])
+        return {found} if isinstance(found, int) else set(found)
+
+    assert pages("nystrom") and pages("nystrom") >= pages("nyström")
     language = (HTML / "_static" / "language_data.js").read_text(encoding="utf-8")
     assert 'normalize("NFKD")' in language and "var Scorer" in language

@@ -63,6 +63,7 @@ for (const page of pages) {
       onlyCategories: ["performance", "accessibility", "best-practices"],
     });
     const lhr = result.lhr;
+    if (process.env.LH_JSON) fs.writeFileSync(`${process.env.LH_JSON}/${page.replace(/\//g, "_")}.json`, JSON.stringify(lhr));
     const s = (k) => (lhr.categories[k].score ?? 0).toFixed(2);
     const weight = lhr.audits["total-byte-weight"].numericValue / 1024;
     const requests = lhr.audits["network-requests"].details?.items?.length ?? 0;
@@ -72,6 +73,10 @@ for (const page of pages) {
     console.log(`${page.padEnd(38)} ${s("performance")}  ${s("accessibility")}  ${s("best-practices")}`
       + `  ${weight.toFixed(0).padStart(9)}  ${String(requests).padStart(8)}  ${lcp.toFixed(1).padStart(6)}`
       + `  ${tbt.toFixed(0).padStart(7)}  ${cls.toFixed(3)}`);
+    const lcpItems = lhr.audits["largest-contentful-paint-element"].details?.items || [];
+    const lcpNode = lcpItems[0]?.items?.[0]?.node?.snippet || "";
+    const phases = (lcpItems[1]?.items || []).map((i) => `${i.phase} ${Math.round(i.timing)} ms`).join(", ");
+    if (lcpNode) console.log(`    LCP element: ${lcpNode.slice(0, 100)}; ${phases}`);
     const blocking = lhr.audits["render-blocking-resources"].details?.items || [];
     if (blocking.length) {
       console.log(`    render-blocking: ${blocking.map((b) => `${b.url.split("/").pop().split("?")[0]} ${(b.totalBytes / 1024).toFixed(0)} KB`).join(", ")}`);
