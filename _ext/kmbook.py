@@ -443,6 +443,9 @@ _RELATIONS = {"=", "<", ">", "\u2264", "\u2265", "\u2248", "\u2260", "\u2208", "
               "\u2254", "\u223c", "\u2243", "\u2245", "\u225c"}
 
 
+_BREAK_AFTER = {"+", "\u2212", "-", ",", "\u00b1"}
+
+
 def tex_to_mathml(tex: str, display: bool) -> str:
     """MathML of a TeX formula (latex2mathml), with two TeX idioms it does not read."""
     import re
@@ -539,14 +542,21 @@ def _inline_parts(mathml: str) -> list[str]:
     row = root[0] if len(root) == 1 and root[0].tag == f"{{{ns}}}mrow" else root
     children = list(row)
     groups, current = [], []
-    for child in children:
+    mo = f"{{{ns}}}mo"
+    for k, child in enumerate(children):
         current.append(child)
-        if child.tag == f"{{{ns}}}mo" and (child.text or "").strip() in _RELATIONS:
+        text = (child.text or "").strip() if child.tag == mo else ""
+        # after a relation, or after a binary + - , (not a sign: something that is not
+        # an operator or an opening bracket comes before it, and something after it)
+        before = children[k - 1] if k else None
+        binary = (text in _BREAK_AFTER and before is not None and k + 1 < len(children)
+                  and not (before.tag == mo and (before.text or "").strip() not in ")]|‖}"))
+        if text in _RELATIONS or binary:
             groups.append(current)
             current = []
     if current:
         groups.append(current)
-    if len(groups) < 2 or len(children) < 6:
+    if len(groups) < 2 or len(children) < 4:
         return [mathml]
     parts = []
     for group in groups:

@@ -26,12 +26,26 @@
   // comes near the screen (sections off screen are not laid out, see kmbook.css); within
   // one batch every write comes after every read, so the page is laid out once
   const fit = (boxes) => {
+    const inline = boxes.filter((b) => b.tagName === "SPAN");
+    for (const span of inline) span.classList.remove("kmbook-wide");
+    // a long inline formula that cannot wrap within a phone's line scrolls in its own box
+    const tooWide = inline.filter((span) => {
+      const line = span.closest("p, li, dd, td, th, div") || span.parentElement;
+      return [...span.querySelectorAll(":scope > math")].some(
+        (m) => m.getBoundingClientRect().width > line.clientWidth + 1);
+    });
+    for (const span of inline) {
+      if (tooWide.includes(span)) { span.classList.add("kmbook-wide"); span.tabIndex = 0; }
+      else span.removeAttribute("tabindex");
+    }
     const found = [];
     for (const box of boxes) {
+      if (box.tagName === "SPAN") continue;
       const math = box.querySelector(":scope > math");
       if (!math) continue;
       if (math.style.fontSize) math.style.fontSize = "";
       box.classList.remove("kmbook-wide");
+      box.removeAttribute("tabindex");
       found.push([box, math, box.querySelector(":scope > .eqno")]);
     }
     const sizes = found.map(([box, math, number]) => [
@@ -43,10 +57,16 @@
       if (width <= room || room <= 0) return;
       const scale = room / width;
       if (scale >= MIN_SCALE) math.style.fontSize = `${Math.floor(size * scale * 10) / 10}px`;
-      else box.classList.add("kmbook-wide");
+      else {
+        // it scrolls: the keyboard can reach it to scroll it (arrow keys)
+        box.classList.add("kmbook-wide");
+        box.tabIndex = 0;
+      }
     });
   };
-  const allBoxes = () => [...document.querySelectorAll(".bd-article div.math")];
+  const allBoxes = () => [...document.querySelectorAll(".bd-article div.math"),
+    ...[...document.querySelectorAll(".bd-article span.math")].filter(
+      (span) => (span.dataset.tex || "").length > 30)];
   let observer = null;
   const watch = () => {
     if (observer) observer.disconnect();

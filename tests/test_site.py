@@ -423,7 +423,8 @@ def test_tex_to_mathml_reads_the_books_idioms():
     assert "<mtext>d</mtext>" in kmbook.tex_to_mathml(r"\mathrm{d}x", False)
     assert "<msup>" in kmbook.tex_to_mathml("\\int f''^2", False)
     parts = kmbook._inline_parts(kmbook.tex_to_mathml(r"a+b=c\le d+e+f", False))
-    assert len(parts) == 3 and all(p.startswith("<math") for p in parts)
+    assert len(parts) == 6 and all(p.startswith("<math") for p in parts)  # after = <= and +
+    assert len(kmbook._inline_parts(kmbook.tex_to_mathml("-n+1-m", False))) == 3  # - n is a sign
 
 
 def _theme_file(package: str, *parts: str) -> Path:

@@ -54,6 +54,7 @@ try {
       errors.length = 0;
       await page.goto(pathToFileURL(path.join(site, rel)).href, { waitUntil: "load" });
       await typeset(page);
+      await page.evaluate(() => window.kmbookFitAll && window.kmbookFitAll()).catch(() => {});
       const found = await page.evaluate((what) => {
         const bad = [];
         const scrolls = (el) => ["auto", "scroll"].includes(getComputedStyle(el).overflowX);

@@ -124,7 +124,7 @@ try {
   for (const rel of pages) {
     await page.goto(`${base}/${rel}`, { waitUntil: "load" });
     // kmbook.js fits an equation when it comes near the screen: fit them all now
-    await page.evaluate(() => window.kmbookFitAll && window.kmbookFitAll());
+    await page.evaluate(() => window.kmbookFitAll && window.kmbookFitAll()).catch(() => {});
     const found = await page.evaluate(() => {
       const bad = [];
       const article = document.querySelector("article.bd-article");
