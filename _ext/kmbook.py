@@ -13,6 +13,13 @@
   notebook, the wheel and the requirements), which the page "Run the notebooks
   on your computer" links to.
 * The download menu's ".pdf" entry (the browser's print dialog) is removed.
+* Every page's footer (``_templates/kmbook-footer.html``, a theme footer component)
+  shows the book's version and build date, the book's PDF with its size when
+  ``make pdf`` has built it (copied into ``downloads/``), and, when ``_config.yml``
+  names the book's repository (``repository: url:``), a link to it for questions and
+  corrections; the article header (``_templates/kmbook-launch.html``) then offers
+  Colab and Binder launch links to the page's plain notebook on the published site,
+  whose first cell installs kmlib from the site's wheel.
 
 The site without solutions is not made here: ``scripts/hidden_site.py`` builds it
 from a copy of the book whose exercise pages are the student versions, so no
@@ -102,6 +109,8 @@ def _offer_ipynb(app, pagename, templatename, context, doctree) -> None:
         nbformat.write(plain, target)
         nb = _student(app, nb, sheet)
     plain = plain_notebook.convert(nb, plain_notebook.lookups_from_env(app, pagename, glue))
+    if app.config.kmbook_site_url:
+        plain.cells.insert(0, install_cell(app.config.kmbook_site_url, app.config.kmbook_version))
     target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(plain, target)
@@ -117,28 +126,46 @@ def _drop_print_button(app, pagename, templatename, context, doctree) -> None:
 
 
 def _accessible_body(app, pagename, templatename, context, doctree) -> None:
-    """Fix three accessibility faults of the page body that come from the book's packages.
+    """Fix two accessibility faults of the page body that come from the book's packages.
 
-    * myst-nb labels the "Show code cell source" toggles ``aria-label="Toggle hidden
-      content"``, a name that does not contain their visible text (axe
-      label-content-name-mismatch): the label goes, the visible text names them;
-    * docutils marks bibliography entries ``role="doc-biblioentry"``, deprecated in
-      DPUB-ARIA 1.1 (aria-deprecated-role), inside a ``role="list"``: they become
-      ``role="listitem"``;
-    * sphinx-proof gives every unlabelled proof ``id="proof"``, so a chapter repeats
-      one id: each gets its own (``proof-1``, ``proof-2``, ...).
+    Both are written as fixed strings by the packages' HTML visitors (no node or option
+    controls them), so the fix is a replacement of exactly that string;
+    ``tests/test_site.py::test_theme_hooks_still_hold`` fails when a package upgrade
+    changes it. They belong upstream, in myst-nb and docutils.
+
+    * myst-nb (``sphinx_.py``, the hide-input visitor) labels the "Show code cell source"
+      toggles ``aria-label="Toggle hidden content"``, a name that does not contain their
+      visible text (axe label-content-name-mismatch): the label goes, the visible text
+      names them;
+    * docutils (``_html_base.py``, visit_citation) marks bibliography entries
+      ``role="doc-biblioentry"``, deprecated in DPUB-ARIA 1.1 (aria-deprecated-role),
+      inside a ``role="list"``: they become ``role="listitem"``.
     """
-    import re
-
     body = context.get("body")
     if not body:
         return
-    body = body.replace('<summary aria-label="Toggle hidden content">', "<summary>")
-    body = body.replace('role="doc-biblioentry"', 'role="listitem"')
-    count = iter(range(1, 1_000_000))
-    body = re.sub(r'(<div class="proof[^"]*") id="proof"',
-                  lambda m: f'{m.group(1)} id="proof-{next(count)}"', body)
+    body = body.replace(MYST_NB_SUMMARY, "<summary>")
+    body = body.replace(DOCUTILS_BIBLIOENTRY, 'role="listitem"')
     context["body"] = body
+
+
+MYST_NB_SUMMARY = '<summary aria-label="Toggle hidden content">'
+DOCUTILS_BIBLIOENTRY = 'role="doc-biblioentry"'
+
+
+def _unique_proof_ids(app, doctree) -> None:
+    """Give each unlabelled proof its own id (``proof-1``, ``proof-2``, ...).
+
+    sphinx-proof gives every one the id ``proof``, so a chapter repeats one id (axe
+    duplicate-id).
+    """
+    from docutils import nodes
+
+    count = 0
+    for node in doctree.findall(nodes.admonition):
+        if "proof" in node["classes"] and node["ids"] == ["proof"]:
+            count += 1
+            node["ids"] = [f"proof-{count}"]
 
 
 def _exercise_numbers_per_sheet(app, env) -> list[str]:
@@ -283,10 +310,17 @@ def tex_to_text(tex: str) -> str:
 
     text = re.sub(r"\\mathbb\s*\{?\s*([A-Z])\}?",
                   lambda m: DOUBLE_STRUCK.get(m.group(1), m.group(1)), tex)
+    # matrices and aligned equations: ( a b ; c d ), lines joined by "; "
+    text = re.sub(r"\\begin\{[pbvBV]?matrix\}", "(", text)
+    text = re.sub(r"\\end\{[pbvBV]?matrix\}", ")", text)
+    text = re.sub(r"\\(begin|end)\{[A-Za-z*]+\}(\{[^{}]*\})?", " ", text)
+    text = text.replace("\\\\", "; ")
+    text = re.sub(r"\^\s*\{?\\top\}?", "ᵀ", text)
     text = re.sub(r"\\([A-Za-z]+|[|,;! ])",
                   lambda m: TEX_WORDS.get(m.group(1), m.group(1)), text)
     text = re.sub(r"\\(.)", r"\1", text)           # \{ \} \_ and the like
-    text = text.replace("{", "").replace("}", "").replace("&", "")
+    text = text.replace("{", "").replace("}", "").replace("&", " ")
+    text = re.sub(r"([_^])\s+", r"\1", text)       # x_ H -> x_H
     return " ".join(text.split())
 
 
@@ -301,10 +335,13 @@ def _page_text(doctree) -> str:
         elif isinstance(node, nodes.Text):
             parts.append(str(node))
         elif isinstance(node, (nodes.comment, nodes.raw, nodes.system_message,
-                               nodes.substitution_definition, nodes.target)):
-            return
+                               nodes.substitution_definition, nodes.target,
+                               nodes.literal_block)):
+            return  # code is not an excerpt: the text around it is
         else:
-            block = isinstance(node, (nodes.Structural, nodes.Body, nodes.title))
+            block = not isinstance(node, (nodes.emphasis, nodes.strong, nodes.literal,
+                                          nodes.reference, nodes.subscript,
+                                          nodes.superscript, nodes.title_reference))
             if block:
                 parts.append(" ")
             for child in node.children:
@@ -353,15 +390,392 @@ def _write_downloads(app, exception) -> None:
             zf.write(path, f"kmbook-notebooks/{path.relative_to(sources)}")
         zf.write(wheel, f"kmbook-notebooks/{wheel.name}")
         zf.writestr("kmbook-notebooks/requirements.txt", requirements)
+        zf.writestr("kmbook-notebooks/README.txt", NOTEBOOKS_README)
+    pdf = _pdf_source(app)
+    if pdf.is_file() and app.config.kmbook_pdf_size:
+        shutil.copy2(pdf, out / PDF_NAME)
+
+
+# ------------------------------------------------------------------ search
+def _fold(word: str) -> str:
+    """A word without accents: "Nyström" -> "Nystrom"."""
+    import unicodedata
+
+    return "".join(c for c in unicodedata.normalize("NFKD", word)
+                   if not unicodedata.combining(c))
+
+
+def _search_language():
+    """English search with accents folded, in the index and in the query alike.
+
+    Registered with ``app.add_search_language`` for "en": the index stores "nystrom"
+    for "Nyström", and the page's stemmer (``js_stemmer_code``, Sphinx's Porter stemmer
+    wrapped) folds the reader's query the same way, so "Nystrom" finds what "Nyström"
+    finds.
+    """
+    from sphinx.search.en import SearchEnglish
+
+    class SearchEnglishFolded(SearchEnglish):
+        js_stemmer_code = SearchEnglish.js_stemmer_code + """
+const KmbookPorterStemmer = Stemmer;
+Stemmer = function() {
+  const porter = new KmbookPorterStemmer();
+  this.stemWord = (word) => porter.stemWord(
+    word.normalize("NFKD").replace(/[\\u0300-\\u036f]/g, ""));
+};
+"""
+
+        def stem(self, word: str) -> str:
+            return super().stem(_fold(word))
+
+    return SearchEnglishFolded
+
+
+# ------------------------------------------------------------------ formulas
+# The book's formulas are rendered when the site is built, as MathML, which every current
+# browser lays out itself: a page carries no math JavaScript and no math web font, a
+# formula is never a keyboard stop, and screen readers read it as mathematics. A Sphinx
+# math renderer (app.add_html_math_renderer, config html_math_renderer) does it.
+_PRIMES = None
+_RELATIONS = {"=", "<", ">", "\u2264", "\u2265", "\u2248", "\u2260", "\u2208", "\u2192",
+              "\u21a6", "\u227c", "\u227d", "\u2aaf", "\u2ab0", "\u2261", "\u221d",
+              "\u2272", "\u2273", "\u226a", "\u226b", "\u2286", "\u2282", "\u21d2", "\u27f9",
+              "\u2254", "\u223c", "\u2243", "\u2245", "\u225c"}
+
+
+_BREAK_AFTER = {"+", "\u2212", "-", ",", "\u00b1"}
+
+
+def tex_to_mathml(tex: str, display: bool) -> str:
+    """MathML of a TeX formula (latex2mathml), with two TeX idioms it does not read."""
+    import re
+
+    from latex2mathml.converter import convert
+
+    global _PRIMES
+    if _PRIMES is None:
+        _PRIMES = re.compile(r"('+)\^(\{[^{}]*\}|\\[A-Za-z]+|[^\s{}\\])")
+    # f''^2: primes and a power on one base (a double superscript to latex2mathml)
+    tex = _PRIMES.sub(lambda m: "^{" + "\\prime" * len(m.group(1)) + " "
+                      + m.group(2).strip("{}") + "}", tex)
+    # \mathbb E: an unbraced argument; \mathrm{d}: upright letters
+    tex = re.sub(r"\\(mathbb|mathcal|mathbf|mathfrak|mathsf|boldsymbol)\s*([A-Za-z0-9])",
+                 r"\\\1{\2}", tex)
+    tex = re.sub(r"\\(?:mathrm|rm)\s*\{([A-Za-z]+)\}", r"\\text{\1}", tex)
+    # aligned: an array of right- and left-aligned columns (latex2mathml reads array)
+    tex = re.sub(r"\\begin\{aligned\}(.*?)\\end\{aligned\}", _aligned_as_array, tex,
+                 flags=re.S)
+    mathml = convert(tex, display="block" if display else "inline")
+    # browsers draw mathvariant="normal" only: other variants become the Unicode
+    # mathematical letters
+    return re.sub(r'<mi mathvariant="([a-z-]+)">([^<]*)</mi>',
+                  lambda m: _styled(m.group(2), m.group(1)), mathml)
+
+
+def _aligned_as_array(match) -> str:
+    rows = match.group(1).split("\\\\")
+    columns = max(row.count("&") for row in rows) + 1
+    spec = ("rl" * columns)[:columns]
+    body = "\\\\".join(row.replace("&", "&{}") for row in rows)
+    return "\\begin{array}{" + spec + "}" + body + "\\end{array}"
+
+
+_STYLE_BASES = {  # variant: (A, a, Alpha, alpha) code points of the Unicode math letters
+    "bold": (0x1D400, 0x1D41A, 0x1D6A8, 0x1D6C2),
+    "italic": (0x1D434, 0x1D44E, 0x1D6E2, 0x1D6FC),
+    "bold-italic": (0x1D468, 0x1D482, 0x1D71C, 0x1D736),
+    "double-struck": (0x1D538, 0x1D552, None, None),
+    "script": (0x1D49C, 0x1D4B6, None, None),
+    "fraktur": (0x1D504, 0x1D51E, None, None),
+    "sans-serif": (0x1D5A0, 0x1D5BA, None, None),
+}
+_STYLE_HOLES = {  # letters that Unicode keeps in its older blocks
+    ("double-struck", "C"): "ℂ", ("double-struck", "H"): "ℍ", ("double-struck", "N"): "ℕ",
+    ("double-struck", "P"): "ℙ", ("double-struck", "Q"): "ℚ", ("double-struck", "R"): "ℝ",
+    ("double-struck", "Z"): "ℤ", ("script", "B"): "ℬ", ("script", "E"): "ℰ",
+    ("script", "F"): "ℱ", ("script", "H"): "ℋ", ("script", "I"): "ℐ", ("script", "L"): "ℒ",
+    ("script", "M"): "ℳ", ("script", "R"): "ℛ", ("script", "e"): "ℯ", ("script", "g"): "ℊ",
+    ("script", "o"): "ℴ", ("fraktur", "C"): "ℭ", ("fraktur", "H"): "ℌ", ("fraktur", "I"): "ℑ",
+    ("fraktur", "R"): "ℜ", ("fraktur", "Z"): "ℨ", ("italic", "h"): "ℎ",
+}
+
+
+def _styled(text: str, variant: str) -> str:
+    """``<mi>`` of ``text`` in a mathvariant, written with Unicode mathematical letters."""
+    import html
+
+    bases = _STYLE_BASES.get(variant)
+    if variant == "normal" or bases is None:
+        return f'<mi mathvariant="{variant}">{text}</mi>' if variant == "normal" else \
+            f"<mi>{text}</mi>"
+    out = []
+    for ch in html.unescape(text):
+        if (variant, ch) in _STYLE_HOLES:
+            out.append(_STYLE_HOLES[(variant, ch)])
+        elif "A" <= ch <= "Z":
+            out.append(chr(bases[0] + ord(ch) - ord("A")))
+        elif "a" <= ch <= "z":
+            out.append(chr(bases[1] + ord(ch) - ord("a")))
+        elif bases[2] and "Α" <= ch <= "Ω":
+            out.append(chr(bases[2] + ord(ch) - ord("Α")))
+        elif bases[3] and "α" <= ch <= "ω":
+            out.append(chr(bases[3] + ord(ch) - ord("α")))
+        else:
+            out.append(ch)
+    return f"<mi>{html.escape(''.join(out))}</mi>"
+
+
+def _inline_parts(mathml: str) -> list[str]:
+    """An inline formula cut after its top-level relations (=, <=, ...).
+
+    The parts are formulas a browser can wrap between, like words; one part when the
+    formula has no top-level relation or is short.
+    """
+    import xml.etree.ElementTree as ET
+
+    ns = "http://www.w3.org/1998/Math/MathML"
+    ET.register_namespace("", ns)
+    try:
+        root = ET.fromstring(mathml)
+    except ET.ParseError:
+        return [mathml]
+    row = root[0] if len(root) == 1 and root[0].tag == f"{{{ns}}}mrow" else root
+    children = list(row)
+    groups, current = [], []
+    mo = f"{{{ns}}}mo"
+    for k, child in enumerate(children):
+        current.append(child)
+        text = (child.text or "").strip() if child.tag == mo else ""
+        # after a relation, or after a binary + - , (not a sign: something that is not
+        # an operator or an opening bracket comes before it, and something after it)
+        before = children[k - 1] if k else None
+        binary = (text in _BREAK_AFTER and before is not None and k + 1 < len(children)
+                  and not (before.tag == mo and (before.text or "").strip() not in ")]|‖}"))
+        if text in _RELATIONS or binary:
+            groups.append(current)
+            current = []
+    if current:
+        groups.append(current)
+    if len(groups) < 2 or len(children) < 4:
+        return [mathml]
+    parts = []
+    for group in groups:
+        math = ET.Element(f"{{{ns}}}math", root.attrib)
+        mrow = ET.SubElement(math, f"{{{ns}}}mrow")
+        mrow.extend(group)
+        parts.append(ET.tostring(math, encoding="unicode"))
+    return parts
+
+
+def _visit_math(self, node) -> None:
+    from html import escape
+
+    from docutils import nodes
+
+    tex = node.astext()
+    try:
+        parts = _inline_parts(tex_to_mathml(tex, display=False))
+    except Exception as exc:  # noqa: BLE001 - an unreadable formula fails the strict build
+        from sphinx.util import logging
+
+        logging.getLogger(__name__).warning(f"formula not converted: {tex!r} ({exc})",
+                                            location=node)
+        parts = [escape(tex)]
+    self.body.append(self.starttag(node, "span", "", CLASS="math notranslate nohighlight",
+                                   **{"data-tex": tex}))
+    self.body.append("<wbr>".join(parts) + "</span>")
+    raise nodes.SkipNode
+
+
+def _visit_displaymath(self, node) -> None:
+    from docutils import nodes
+    from sphinx.locale import _
+    from sphinx.util.math import get_node_equation_number
+
+    tex = node.astext()
+    self.body.append(self.starttag(node, "div", CLASS="math notranslate nohighlight"))
+    if node.get("number"):
+        number = get_node_equation_number(self, node)
+        self.body.append(f'<span class="eqno">({number})')
+        self.add_permalink_ref(node, _("Link to this equation"))
+        self.body.append("</span>")
+    parts = [part for part in tex.split("\n\n") if part.strip()]
+    if not node.get("nowrap") and len(parts) == 1 and "\\\\" in tex \
+            and "\\begin" not in tex:
+        tex = "\\begin{aligned}" + tex + "\\end{aligned}"
+    try:
+        self.body.append(tex_to_mathml(tex, display=True))
+    except Exception as exc:  # noqa: BLE001
+        from sphinx.util import logging
+
+        logging.getLogger(__name__).warning(f"formula not converted: {tex[:80]!r} ({exc})",
+                                            location=node)
+        self.body.append(self.encode(tex))
+    self.body.append("</div>\n")
+    raise nodes.SkipNode
+
+
+# ------------------------------------------------------------------ site facts
+PDF_NAME = "kernel-methods-book.pdf"
+
+
+def _pdf_source(app) -> Path:
+    """Where ``make pdf`` writes the book's PDF for this build folder."""
+    return Path(app.outdir).parent / "latex" / "book.pdf"
+
+
+def _human_size(n_bytes: int) -> str:
+    return f"{n_bytes / 2**20:.1f} MB" if n_bytes >= 2**20 else f"{n_bytes / 2**10:.0f} KB"
+
+
+def _github_parts(url: str) -> tuple[str, str] | None:
+    import re
+
+    m = re.match(r"^https://github\.com/([^/\s]+)/([^/\s]+?)(?:\.git)?/?$", url.strip())
+    return (m.group(1), m.group(2)) if m else None
+
+
+def _site_facts(app, config) -> None:
+    """Settle, once per build, what every page's footer and launch links show.
+
+    Stored as config values with ``rebuild="html"``: when one changes (a new PDF, a new
+    day, a repository URL), Sphinx writes every page again.
+    """
+    import datetime
+    import os
+
+    try:
+        import tomllib
+    except ImportError:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    root = _project_root(Path(app.srcdir))
+    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    config.kmbook_version = project["version"]
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    when = (datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc) if epoch
+            else datetime.datetime.now(datetime.timezone.utc))
+    config.kmbook_build_date = when.date().isoformat()
+    pdf = _pdf_source(app)
+    config.kmbook_pdf_size = _human_size(pdf.stat().st_size) if pdf.is_file() else ""
+    options = config.html_theme_options
+    repo = (options.get("repository_url") or "").strip()
+    config.kmbook_repository_url = repo
+    # the repository buttons of the theme exist only when a repository is named
+    for button in ("use_repository_button", "use_issues_button"):
+        options[button] = bool(repo)
+    site = (config.html_baseurl or "").strip()
+    parts = _github_parts(repo) if repo else None
+    if not site and parts:
+        site = f"https://{parts[0]}.github.io/{parts[1]}/"
+    config.kmbook_site_url = site.rstrip("/") + "/" if site else ""
+    # Jupyter Book adds every .js file under _static/ to every page, as a blocking
+    # script: the book's own scripts are listed once, deferred, in _config.yml; the search
+    # page's script is added to that page only (_search_page_script), and the scorer is
+    # read by Sphinx into the search page's language_data.js (html_search_scorer)
+    own = {"kmbook.js", "kmbook-search.js", "kmbook-scorer.js"}
+    config.html_js_files = [
+        entry for entry in config.html_js_files
+        if not (isinstance(entry, str) and entry in own)
+        and not (isinstance(entry, (tuple, list)) and entry[0] == "kmbook-search.js")]
+
+
+def _search_page_script(app, pagename, templatename, context, doctree) -> None:
+    """``kmbook-search.js`` on the search page only (Sphinx's per-page add_js_file)."""
+    if pagename == "search":
+        app.add_js_file("kmbook-search.js", defer="defer")
+
+
+def _site_context(app, pagename, templatename, context, doctree) -> None:
+    """The values ``_templates/kmbook-footer.html`` and ``kmbook-launch.html`` show."""
+    config = app.config
+    context["kmbook_version"] = config.kmbook_version
+    context["kmbook_build_date"] = config.kmbook_build_date
+    context["kmbook_pdf_size"] = config.kmbook_pdf_size
+    context["kmbook_pdf_name"] = PDF_NAME
+    context["kmbook_repository_url"] = config.kmbook_repository_url
+    context["kmbook_without_fontawesome"] = _without_fontawesome
+    context["kmbook_colab_url"] = context["kmbook_binder_url"] = ""
+    parts = _github_parts(config.kmbook_repository_url)
+    notebook = context.get("ipynb_source")
+    if parts and notebook and config.kmbook_site_url:
+        org, repo = parts
+        branch = config.kmbook_site_branch
+        path = f"_sources/{notebook}"
+        context["kmbook_colab_url"] = (
+            f"https://colab.research.google.com/github/{org}/{repo}/blob/{branch}/{path}")
+        context["kmbook_binder_url"] = (
+            f"https://mybinder.org/v2/gh/{org}/{repo}/{branch}?urlpath=lab/tree/{path}")
+
+
+def _without_fontawesome(html: str) -> str:
+    """The theme's head assets without ``scripts/fontawesome.js`` (see _templates/layout.html)."""
+    import re
+
+    return re.sub(r'<script src="[^"]*_static/scripts/fontawesome\.js[^"]*"></script>\s*', "",
+                  str(html))
+
+
+def install_cell(site_url: str, version: str):
+    """The first cell of a downloaded notebook: kmlib from the book's website, if missing.
+
+    Colab, Binder and any Jupyter without kmlib install it (with the packages of its
+    ``notebooks`` extra) from the wheel the published site offers; where kmlib is
+    installed (the book's own environment, the run-locally set-up) the cell does nothing.
+    """
+    import nbformat
+
+    wheel = f"{site_url}downloads/kmlib-{version}-py3-none-any.whl"
+    source = ("# kmlib, the book's library: installed from the book's website when missing\n"
+              "# (Colab, Binder); does nothing where kmlib is already installed\n"
+              "import importlib.util\n"
+              "if importlib.util.find_spec(\"kmlib\") is None:\n"
+              f"    %pip install -q \"kmlib[notebooks] @ {wheel}\"")
+    cell = nbformat.v4.new_code_cell(source)
+    cell.metadata["tags"] = ["kmbook-install"]
+    cell.pop("id", None)
+    return cell
+
+
+NOTEBOOKS_README = """\
+Kernel Methods - executable course notes: the notebooks
+=======================================================
+
+chapters/    one notebook per chapter, executed (outputs included)
+exercises/   one notebook per exercise sheet, student version (no solutions)
+kmlib-*.whl  the book's library, kmlib
+requirements.txt   everything the notebooks need
+
+To run them on your computer (Python 3.10 or newer):
+
+    python -m venv kmbook-env
+    source kmbook-env/bin/activate        # on Windows: kmbook-env\\Scripts\\activate
+    python -m pip install -r requirements.txt
+    python -m jupyter lab
+
+then open a notebook in chapters/ or exercises/. The book's website, page "Run the
+notebooks on your computer", explains each step.
+"""
 
 
 def setup(app):
     """Connect the book's page-context hooks and build steps to Sphinx."""
+    for name in ("kmbook_version", "kmbook_build_date", "kmbook_pdf_size",
+                 "kmbook_repository_url", "kmbook_site_url"):
+        app.add_config_value(name, "", "html")
+    # the branch the published site is served from (GitHub Pages): launch links open the
+    # page's plain notebook there
+    app.add_config_value("kmbook_site_branch", "gh-pages", "html")
+    app.connect("config-inited", _site_facts)
+    app.add_search_language(_search_language())
+    app.add_html_math_renderer("kmbook_mathml", (_visit_math, None), (_visit_displaymath, None))
+    app.connect("html-page-context", _site_context, priority=503)
+    app.connect("html-page-context", _search_page_script)
     # The theme builds its download menu at priority 501; offer the notebook just before.
     app.connect("html-page-context", _offer_ipynb, priority=500)
     app.connect("html-page-context", _drop_print_button, priority=502)
     app.connect("html-page-context", _drop_thebe, priority=502)
     app.connect("html-page-context", _accessible_body, priority=502)
+    app.connect("doctree-read", _unique_proof_ids)
     app.connect("build-finished", _write_downloads)
     # after Sphinx's own numbering (TocTreeCollector, priority 500)
     app.connect("env-get-updated", _exercise_numbers_per_sheet, priority=900)

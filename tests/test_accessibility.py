@@ -4,7 +4,13 @@
   site, in light and in dark mode: no violating element;
 * ``.ci/a11y/narrow.mjs``: at 400 px no formula is cut off (a wide one scrolls in its
   own box), at 1300 px every line of a code cell is shown whole, and no page logs a
-  console error.
+  console error;
+* ``.ci/a11y/reader.mjs``: the phone and tablet table of contents opens by tap and by
+  keyboard; at 1280 px no inline formula sits in a scroll box and no display equation
+  is wider than its box, on every chapter and sheet; no formula is in the tab order;
+  figures open full size; search is accent-insensitive, ranks chapter 6 first for
+  "representer theorem", shows no raw TeX and highlights with 4.5:1 contrast in both
+  modes, over HTTP and over file://.
 
 Both are Node scripts (axe-core and playwright-core from ``.ci/a11y/package.json``,
 installed with ``npm ci`` in that folder; ``.ci/run`` does it) driving the system
@@ -61,4 +67,9 @@ def test_axe_finds_no_violation_on_the_site_without_solutions():
 
 def test_no_formula_cut_off_at_400px_no_code_line_cut_off_no_console_error():
     result = _run("narrow.mjs", HTML)
+    assert result.returncode == 0, (result.stdout[-6000:] + result.stderr[-2000:])
+
+
+def test_reader_navigation_formulas_figures_and_search():
+    result = _run("reader.mjs", HTML)
     assert result.returncode == 0, (result.stdout[-6000:] + result.stderr[-2000:])

@@ -70,6 +70,8 @@ try {
     for (const rel of list) {
       const url = pathToFileURL(path.join(site, rel)).href;
       await page.goto(url, { waitUntil: "load" });
+      // the book's script fits a display equation as it comes near the screen: all now
+      await page.evaluate(() => window.kmbookFitAll && window.kmbookFitAll()).catch(() => {});
       // MathJax typesets after load; wait for it (at most 20 s) so formulas are checked too
       await page.waitForFunction(
         () => !window.MathJax || !window.MathJax.startup || !window.MathJax.startup.promise

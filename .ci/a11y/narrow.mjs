@@ -54,13 +54,14 @@ try {
       errors.length = 0;
       await page.goto(pathToFileURL(path.join(site, rel)).href, { waitUntil: "load" });
       await typeset(page);
+      await page.evaluate(() => window.kmbookFitAll && window.kmbookFitAll()).catch(() => {});
       const found = await page.evaluate((what) => {
         const bad = [];
         const scrolls = (el) => ["auto", "scroll"].includes(getComputedStyle(el).overflowX);
         if (what === "math") {
           const main = document.querySelector("article.bd-article") || document.querySelector("main") || document.body;
           const limit = Math.min(window.innerWidth, document.documentElement.clientWidth);
-          for (const m of main.querySelectorAll("mjx-container")) {
+          for (const m of main.querySelectorAll("span.math, div.math > math, mjx-container")) {
             const r = m.getBoundingClientRect();
             if (r.width === 0) continue;
             // the nearest ancestor that clips or scrolls sideways

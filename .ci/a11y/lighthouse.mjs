@@ -1,0 +1,100 @@
+// Lighthouse 12 (mobile form factor, simulated throttling) on pages of the built site,
+// served from a local HTTP server: prints the performance, accessibility and best-practices
+// scores, the page weight (bytes transferred) and the number of requests of each page.
+//
+//   node lighthouse.mjs [--no-gzip] SITE_DIR [page.html ...]   (default: five page types)
+//
+// The server compresses text files with gzip, as the hosts that publish static sites do
+// (GitHub Pages, Netlify, Read the Docs); --no-gzip serves them as they are on disk, like
+// `python -m http.server`.
+//
+// The scores are printed, not asserted: they depend on the machine's load (Lighthouse
+// scales its simulation by the measured CPU speed). Exit status 1 only when Lighthouse
+// cannot run a page.
+import http from "node:http";
+import fs from "node:fs";
+import path from "node:path";
+import zlib from "node:zlib";
+import lighthouse from "lighthouse";
+import * as chromeLauncher from "chrome-launcher";
+
+const argv = process.argv.slice(2);
+const gzip = !argv.includes("--no-gzip");
+const rest = argv.filter((a) => a !== "--no-gzip");
+const site = path.resolve(rest[0] || "../../_build/html");
+const pages = rest.slice(1).length ? rest.slice(1) : [
+  "intro.html", "chapters/04_kernels.html", "chapters/09_large_scale.html",
+  "exercises/04_kernels.html", "search.html",
+];
+const types = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css",
+  ".svg": "image/svg+xml", ".png": "image/png", ".woff2": "font/woff2", ".woff": "font/woff",
+  ".json": "application/json", ".ico": "image/x-icon", ".ttf": "font/ttf" };
+const server = http.createServer((req, res) => {
+  const url = decodeURIComponent(new URL(req.url, "http://x").pathname);
+  let file = path.join(site, url);
+  if (!file.startsWith(site)) { res.writeHead(403); res.end(); return; }
+  if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, "index.html");
+  fs.readFile(file, (err, data) => {
+    if (err) { res.writeHead(404); res.end(); return; }
+    const type = types[path.extname(file)] || "application/octet-stream";
+    const text = /^(text|application\/json|image\/svg)/.test(type);
+    if (gzip && text && /\bgzip\b/.test(req.headers["accept-encoding"] || "")) {
+      res.writeHead(200, { "Content-Type": type, "Content-Encoding": "gzip" });
+      res.end(zlib.gzipSync(data));
+    } else {
+      res.writeHead(200, { "Content-Type": type });
+      res.end(data);
+    }
+  });
+});
+await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+const base = `http://127.0.0.1:${server.address().port}`;
+const chrome = await chromeLauncher.launch({
+  chromePath: process.env.CHROME_PATH || "/usr/bin/chromium",
+  chromeFlags: ["--headless=new", "--no-sandbox", "--disable-gpu"],
+});
+let failed = 0;
+console.log(`${site}, ${gzip ? "gzip" : "no compression"}, load average ${(await import("node:os")).loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+console.log("page                                   perf  a11y  best  weight(KB) requests  LCP(s)  TBT(ms)  CLS");
+for (const page of pages) {
+  try {
+    const result = await lighthouse(`${base}/${page}`, {
+      port: chrome.port, output: "json", logLevel: "error", formFactor: "mobile",
+      onlyCategories: ["performance", "accessibility", "best-practices"],
+    });
+    const lhr = result.lhr;
+    if (process.env.LH_JSON) fs.writeFileSync(`${process.env.LH_JSON}/${page.replace(/\//g, "_")}.json`, JSON.stringify(lhr));
+    const s = (k) => (lhr.categories[k].score ?? 0).toFixed(2);
+    const weight = lhr.audits["total-byte-weight"].numericValue / 1024;
+    const requests = lhr.audits["network-requests"].details?.items?.length ?? 0;
+    const lcp = lhr.audits["largest-contentful-paint"].numericValue / 1000;
+    const tbt = lhr.audits["total-blocking-time"].numericValue;
+    const cls = lhr.audits["cumulative-layout-shift"].numericValue;
+    console.log(`${page.padEnd(38)} ${s("performance")}  ${s("accessibility")}  ${s("best-practices")}`
+      + `  ${weight.toFixed(0).padStart(9)}  ${String(requests).padStart(8)}  ${lcp.toFixed(1).padStart(6)}`
+      + `  ${tbt.toFixed(0).padStart(7)}  ${cls.toFixed(3)}`);
+    const lcpItems = lhr.audits["largest-contentful-paint-element"].details?.items || [];
+    const lcpNode = lcpItems[0]?.items?.[0]?.node?.snippet || "";
+    const phases = (lcpItems[1]?.items || []).map((i) => `${i.phase} ${Math.round(i.timing)} ms`).join(", ");
+    if (lcpNode) console.log(`    LCP element: ${lcpNode.slice(0, 100)}; ${phases}`);
+    const blocking = lhr.audits["render-blocking-resources"].details?.items || [];
+    if (blocking.length) {
+      console.log(`    render-blocking: ${blocking.map((b) => `${b.url.split("/").pop().split("?")[0]} ${(b.totalBytes / 1024).toFixed(0)} KB`).join(", ")}`);
+    }
+    for (const k of ["accessibility", "best-practices"]) {
+      for (const ref of lhr.categories[k].auditRefs) {
+        const a = lhr.audits[ref.id];
+        if (ref.weight > 0 && a.score !== null && a.score < 1) {
+          const items = (a.details?.items || []).slice(0, 3).map((i) => (i.node?.snippet || i.description || i.source?.url || i.url || "").slice(0, 120));
+          console.log(`    ${k}: ${a.id} ${a.title} ${JSON.stringify(items)}`);
+        }
+      }
+    }
+  } catch (err) {
+    failed += 1;
+    console.log(`${page}: Lighthouse failed: ${err.message}`);
+  }
+}
+await chrome.kill();
+server.close();
+process.exit(failed ? 1 : 0);
