@@ -203,3 +203,78 @@ def test_check_symmetric_rejects_asymmetry_and_non_finite_entries_tile_by_tile()
     K[200, 7] = np.nan
     with pytest.raises(ValueError, match="NaN or infinite"):
         check_symmetric(K)
+
+
+def _blas_limits():
+    import threadpoolctl
+    return [p["num_threads"] for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"]
+
+
+def _run_in_threads(work, n_threads=4, rounds=3):
+    import threading
+    for _ in range(rounds):
+        barrier = threading.Barrier(n_threads)
+
+        def job(barrier=barrier):
+            barrier.wait()
+            work()
+        threads = [threading.Thread(target=job) for _ in range(n_threads)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+
+def test_concurrent_library_calls_leave_the_blas_thread_limit_alone():
+    """Reference: threadpoolctl's report of the process-wide BLAS limit before and after.
+
+    Gram matrices, the linear MMD and kernel SVMs computed on four Python threads at once
+    must leave every BLAS pool at the limit it had before.
+    """
+    pytest.importorskip("threadpoolctl")
+    from kmlib import kernels
+    from kmlib.svm import KernelSVM
+    from kmlib.unsupervised import mmd2_linear
+
+    before = _blas_limits()
+    if max(before, default=1) < 2:
+        pytest.skip("BLAS runs on one thread here: a lowered limit cannot be seen")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    k = kernels.gaussian(1.0)
+    _run_in_threads(lambda: k(X))
+    assert _blas_limits() == before
+    _run_in_threads(lambda: mmd2_linear(X[:1000], X[1000:2000], kernel=k))
+    assert _blas_limits() == before
+    _run_in_threads(lambda: KernelSVM(kernel=k).fit(X[:300], y[:300]), rounds=1)
+    assert _blas_limits() == before
+
+
+def test_one_blas_thread_is_process_wide_and_always_restored():
+    """Reference: threadpoolctl's report; overlapping blocks on four threads, one shared
+    decorator instance, and a block that raises all leave the caller's limit in place."""
+    pytest.importorskip("threadpoolctl")
+    import time
+
+    from kmlib._linalg import one_blas_thread
+
+    before = _blas_limits()
+    if max(before, default=1) < 2:
+        pytest.skip("BLAS runs on one thread here: a lowered limit cannot be seen")
+    shared = one_blas_thread()
+
+    @shared
+    def work():
+        time.sleep(0.01)
+
+    _run_in_threads(work, rounds=5)
+    assert _blas_limits() == before
+    with one_blas_thread(), one_blas_thread():
+        assert max(_blas_limits()) == 1
+    assert _blas_limits() == before
+    with pytest.raises(RuntimeError), one_blas_thread():
+        raise RuntimeError("boom")
+    assert _blas_limits() == before
+    with one_blas_thread(when=False):
+        assert _blas_limits() == before
