@@ -32,7 +32,8 @@ class TestResult(NamedTuple):
     """Outcome of a permutation test: ``(statistic, p_value, null_distribution)``.
 
     ``statistic`` is the observed value, ``null_distribution[b]`` its value on the b-th
-    permuted sample, and ``p_value = (1 + #{null_distribution >= statistic}) / (1 + B)``.
+    permuted sample, and ``p_value = (1 + #{null_distribution >= statistic - tol}) / (1 + B)``
+    (``tol`` a tiny multiple of the scale of the kernel values: ties survive rounding).
     """
 
     __test__ = False  # not a pytest test class, whatever its name
@@ -87,8 +88,11 @@ def mmd2(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc, unbiased: bool = Fal
 
 @one_blas_thread()  # many small Gram matrices: BLAS threads would only spin
 def _linear_h(kernel: KernelFunc, X: np.ndarray, Y: np.ndarray, ix: np.ndarray,
-              iy: np.ndarray) -> np.ndarray:
-    """The terms ``h(z_{2i-1}, z_{2i})`` of the rows ``X[ix]`` and ``Y[iy]``."""
+              iy: np.ndarray, top: list[float] | None = None) -> np.ndarray:
+    """The terms ``h(z_{2i-1}, z_{2i})`` of the rows ``X[ix]`` and ``Y[iy]``.
+
+    ``top``, if given, receives the largest absolute kernel value used (the scale of ties).
+    """
     m2 = min(len(ix), len(iy)) // 2
     h = np.empty(m2)
     for s in range(0, m2, _PAIR_BLOCK):
@@ -98,6 +102,8 @@ def _linear_h(kernel: KernelFunc, X: np.ndarray, Y: np.ndarray, ix: np.ndarray,
         even = np.concatenate([X[ix[2 * s + 1:2 * e:2]], Y[iy[2 * s + 1:2 * e:2]]])
         G = gram(kernel, odd, even)  # rows x_{2i-1}, y_{2i-1}; columns x_{2i}, y_{2i}
         h[s:e] = G[i, i] + G[i + r, i + r] - G[i, i + r] - G[i + r, i]
+        if top is not None:
+            top.append(float(np.max(np.abs(G))))
     return h
 
 
@@ -144,8 +150,11 @@ def median_heuristic(X: ArrayLike, Y: ArrayLike | None = None, *, max_samples: i
 
     The usual width ``sigma`` of ``kmlib.kernels.gaussian(sigma)`` in kernel tests.  Above
     ``max_samples`` pooled points it uses the subsample
-    ``Z[np.sort(rng.choice(len(Z), max_samples, replace=False))]`` with
-    ``rng = np.random.default_rng(random_state)`` (fixed by default: same data, same width).
+    ``S[np.sort(rng.choice(len(Z), max_samples, replace=False))]`` of the rows ``S`` of ``Z``
+    in lexicographic order, with ``rng = np.random.default_rng(random_state)`` (fixed by
+    default: same data, same width).  Sorting first makes the width a function of the set
+    of points: it does not change when the points are reordered or relabelled between X and
+    Y, which keeps a permutation test that uses it exact.
 
     Parameters
     ----------
@@ -176,6 +185,7 @@ def median_heuristic(X: ArrayLike, Y: ArrayLike | None = None, *, max_samples: i
     if len(Z) < 2:
         raise ValueError(f"the pooled sample must have at least 2 points; got {len(Z)}")
     if len(Z) > cap:
+        Z = Z[np.lexsort(Z.T[::-1])]       # an order that does not depend on the labels
         Z = Z[np.sort(rng.choice(len(Z), size=cap, replace=False))]
     med = float(np.median(pdist(Z)))
     if not med > 0:
@@ -215,7 +225,9 @@ def two_sample_test(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc,
     call ``perm = rng.permutation(N)``, ``rng = np.random.default_rng(random_state)`` (or
     the Generator given), and ``null_distribution[b]`` is the statistic of
     ``Z[perm[:m]]`` against ``Z[perm[m:]]``.  p-value:
-    :math:`(1 + \#\{b : \text{null}_b \ge \text{observed}\}) / (1 + B)`, exact at any B.
+    :math:`(1 + \#\{b : \text{null}_b \ge \text{observed} - \tau\}) / (1 + B)`, exact at any
+    B; :math:`\tau = 10^{-9} \max |k|` (the largest kernel value used) counts statistics
+    equal in exact arithmetic as ties, whatever the rounding of their sums.
     ``"unbiased"`` and ``"biased"`` (:func:`mmd2`) use one Gram matrix of Z and blocks of
     matrix products (time O(N^2 B), memory O(N^2)); ``"linear"`` (:func:`mmd2_linear`)
     recomputes the linear statistic (time O(N B), memory O(N)).
@@ -261,12 +273,14 @@ def two_sample_test(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc,
     m, N = len(X), len(X) + len(Y)
     Z = np.concatenate([X, Y])
     if statistic == "linear":
-        observed = float(np.mean(_linear_h(kernel, X, Y, np.arange(m), np.arange(N - m))))
+        top: list[float] = [0.0]
+        observed = float(np.mean(_linear_h(kernel, X, Y, np.arange(m), np.arange(N - m), top)))
         null = np.empty(B)
         with one_blas_thread():  # set once, not once per permutation
             for b in range(B):
                 perm = rng.permutation(N)
-                null[b] = np.mean(_linear_h(kernel, Z, Z, perm[:m], perm[m:]))
+                null[b] = np.mean(_linear_h(kernel, Z, Z, perm[:m], perm[m:], top))
+        scale = max(top)
     else:
         K = gram(kernel, Z, what="kernel(Z) of the pooled sample Z")
         unbiased = statistic == "unbiased"
@@ -274,4 +288,5 @@ def two_sample_test(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc,
         null = np.concatenate([
             _quadratic_null(K, m, np.array([rng.permutation(N) for _ in range(b)]), unbiased)
             for b in np.diff(np.r_[0:B:_PERM_BLOCK, B])])
-    return TestResult(observed, p_value(observed, null), null)
+        scale = float(np.max(np.abs(K))) if K.size else 0.0
+    return TestResult(observed, p_value(observed, null, scale), null)
