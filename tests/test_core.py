@@ -278,3 +278,10 @@ def test_one_blas_thread_is_process_wide_and_always_restored():
     assert _blas_limits() == before
     with one_blas_thread(when=False):
         assert _blas_limits() == before
+
+
+def test_kfold_repr_names_each_parameter_once():
+    """Reference: the constructor call that rebuilds the object (``eval(repr(cv))``)."""
+    cv = eval(repr(KFold(4, random_state=1)), {"KFold": KFold})  # noqa: S307
+    assert (cv.n_splits, cv.shuffle, cv.random_state) == (4, True, 1)
+    assert repr(KFold(3, shuffle=False)) == "KFold(n_splits=3, shuffle=False, random_state=None)"
