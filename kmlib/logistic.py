@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 
 from ._estimator_inputs import (
     PairwiseTags,
@@ -127,7 +128,7 @@ class KernelLogisticRegression(PairwiseTags, ClassifierMixin, BaseEstimator):
         with :math:`r_i = -y_i\sigma(-y_i\eta_i)`, falls below ``tol``.
     max_iter : int
         Maximal number of Newton iterations; reaching it raises a
-        :class:`RuntimeWarning` and keeps the current iterate.  So does a
+        :class:`sklearn.exceptions.ConvergenceWarning` and keeps the current iterate.  So does a
         gradient stuck at its rounding level (not halved in 10 iterations), which
         happens when huge coefficients (tiny ``lam`` with large kernel values)
         make ``tol`` unattainable in floating point.
@@ -272,7 +273,7 @@ class KernelLogisticRegression(PairwiseTags, ClassifierMixin, BaseEstimator):
                 f"KernelLogisticRegression: Newton's method {why} after {n_iter} iterations "
                 f"with gradient norm {gnorm:.3g} > tol={tol:g}; the returned solution is "
                 f"approximate. {advice}",
-                RuntimeWarning,
+                ConvergenceWarning,
                 stacklevel=2,
             )
         self.dual_coef_ = alpha

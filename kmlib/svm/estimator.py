@@ -10,6 +10,7 @@ from typing import Any, Callable, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 
 from .._estimator_inputs import (
     PairwiseTags,
@@ -77,7 +78,7 @@ class KernelSVM(PairwiseTags, ClassifierMixin, BaseEstimator):
         Stopping tolerance on the maximal KKT violation :math:`m(a) - M(a)`.
     max_iter : int
         Maximal number of SMO iterations; reaching it raises a
-        :class:`RuntimeWarning` and keeps the current iterate.
+        :class:`sklearn.exceptions.ConvergenceWarning` and keeps the current iterate.
 
     Attributes
     ----------
@@ -182,7 +183,7 @@ class KernelSVM(PairwiseTags, ClassifierMixin, BaseEstimator):
                 f"KernelSVM: SMO stopped after max_iter={max_iter} iterations before the "
                 f"KKT violation fell below tol={tol:g}; the returned solution is approximate. "
                 "Increase max_iter or tol.",
-                RuntimeWarning,
+                ConvergenceWarning,
                 stacklevel=2,
             )
         sv = np.flatnonzero(a > 0.0)
