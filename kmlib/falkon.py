@@ -118,7 +118,7 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
     tol : float, default=1e-3
         ``"pcg"`` stops when the residual of the preconditioned system is at most ``tol``
         times its right-hand side (about the relative error of :math:`\beta = T\alpha`).
-    random_state : None, int or numpy.random.Generator, optional
+    random_state : None, int, numpy.random.Generator or RandomState, optional
         Source of randomness for the landmarks and the preconditioner's rows.
 
     Attributes

@@ -71,6 +71,30 @@ def test_rng_is_deterministic_given_a_seed():
     assert check_rng(3).random() == check_rng(3).random()
 
 
+def test_random_state_takes_a_legacy_random_state_as_scikit_learn_does():
+    """Reference: scikit-learn's check_random_state contract: a RandomState is accepted, the
+    same state gives the same draws, and the state advances."""
+    from kmlib import kernels
+    from kmlib.features import Nystroem, RandomFourierFeatures
+
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    for make in (lambda rs: RandomFourierFeatures(n_features=5, random_state=rs),
+                 lambda rs: Nystroem(kernel=kernels.gaussian(1.0), n_components=5,
+                                     random_state=rs)):
+        a = make(np.random.RandomState(7)).fit_transform(X)
+        b = make(np.random.RandomState(7)).fit_transform(X)
+        np.testing.assert_array_equal(a, b)
+    rs = np.random.RandomState(7)
+    first, second = check_rng(rs).random(), check_rng(rs).random()
+    assert first != second                      # the RandomState advanced
+    assert first == check_rng(np.random.RandomState(7)).random()
+    folds = [KFold(3, random_state=np.random.RandomState(1)).fold_of(9) for _ in range(2)]
+    np.testing.assert_array_equal(*folds)
+    np.testing.assert_array_equal(np.sort(folds[0]), [0, 0, 0, 1, 1, 1, 2, 2, 2])
+    with pytest.raises(ValueError, match="RandomState"):
+        check_rng("seed")
+
+
 # ------------------------------------------------------------------ folds
 
 @pytest.mark.parametrize("n, v", [(10, 3), (7, 7), (100, 5), (11, 2)])

@@ -104,7 +104,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     nu : float, optional
         Matern smoothness :math:`\nu > 0` (``np.inf`` allowed).  Required when
         ``kernel="matern"``, and must be left ``None`` otherwise.
-    random_state : None, int or numpy.random.Generator, optional
+    random_state : None, int, numpy.random.Generator or RandomState, optional
         Source of randomness for the frequencies and phases.
 
     Attributes

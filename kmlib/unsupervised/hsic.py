@@ -102,7 +102,7 @@ def independence_test(X: ArrayLike, Y: ArrayLike, *, kernel_x: KernelFunc,
         Kernels ``k(A, B)`` on the x's and on the y's, e.g. ``kmlib.kernels.gaussian(1.0)``.
     n_permutations : int, default 1000
         The number B >= 1 of permutations.
-    random_state : None, int or numpy.random.Generator, optional
+    random_state : None, int, numpy.random.Generator or RandomState, optional
 
     Returns
     -------

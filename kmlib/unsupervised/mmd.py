@@ -172,7 +172,7 @@ def median_heuristic(X: ArrayLike, Y: ArrayLike | None = None, *, max_samples: i
     X, Y : array-like of shape (m, d) and (n, d), Y optional; 1-D means points on a line
     max_samples : int, default 2000
         At most this many points (>= 2) enter the O(N^2) distance computation.
-    random_state : None, int or numpy.random.Generator, default 0
+    random_state : None, int, numpy.random.Generator or RandomState, default 0
 
     Returns
     -------
@@ -251,7 +251,7 @@ def two_sample_test(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc,
     n_permutations : int, default 1000
         The number B >= 1 of permutations.
     statistic : {"unbiased", "biased", "linear"}, default "unbiased"
-    random_state : None, int or numpy.random.Generator, optional
+    random_state : None, int, numpy.random.Generator or RandomState, optional
 
     Returns
     -------
