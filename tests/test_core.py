@@ -309,3 +309,16 @@ def test_kfold_repr_names_each_parameter_once():
     cv = eval(repr(KFold(4, random_state=1)), {"KFold": KFold})  # noqa: S307
     assert (cv.n_splits, cv.shuffle, cv.random_state) == (4, True, 1)
     assert repr(KFold(3, shuffle=False)) == "KFold(n_splits=3, shuffle=False, random_state=None)"
+
+
+def test_finite_result_keeps_memory_errors_memory_errors():
+    """Reference: Python's convention (a failed allocation is a MemoryError), raised as
+    numpy raises it for an allocation the machine cannot serve."""
+    from kmlib._validation import finite_result
+
+    @finite_result
+    def huge():
+        raise MemoryError("Unable to allocate 7.28 TiB for an array with shape (10**6, 10**6)")
+
+    with pytest.raises(MemoryError, match="huge"):
+        huge()
