@@ -12,9 +12,12 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
+from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ._validation import (
     check_binary_labels,
+    check_feature_names,
+    check_fitted,
     check_int,
     check_kernel,
     check_matrix,
@@ -26,8 +29,9 @@ from ._validation import (
 )
 from .kernels.base import Kernel
 
-__all__ = ["PairwiseTags", "is_precomputed", "check_kernel_param", "check_solver_params",
-           "check_both_labels", "check_symmetric", "gram", "fit_inputs", "prediction_gram"]
+__all__ = ["PairwiseTags", "is_precomputed", "check_kernel_param",
+           "check_solver_params", "check_both_labels", "check_symmetric", "gram", "fit_inputs",
+           "prediction_gram"]
 
 
 def is_precomputed(kernel: Any) -> bool:
@@ -165,3 +169,53 @@ def prediction_gram(kernel: Any, X: ArrayLike, X_fit: np.ndarray | None, n_train
     if ref.shape[0] == 0:
         return np.zeros((Xt.shape[0], 0))
     return gram(kernel, Xt, ref)
+
+
+class BinaryKernelClassifier(PairwiseTags, ClassifierMixin, BaseEstimator):
+    """Base of the two-class kernel classifiers: ``f(x) = sum_j c_j k(x, x_j) + b``.
+
+    Subclasses fit ``dual_coef_`` and ``intercept_`` and call :meth:`_store_training`;
+    this class holds what they share: the two-class tag, the training attributes
+    (``X_fit_``, ``n_train_``, ``classes_``, ``n_features_in_``), the decision function
+    and the labels.
+    """
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False  # two classes (see classes_)
+        return tags
+
+    def _store_training(self, K: np.ndarray, X_fit: np.ndarray | None, y: np.ndarray,
+                        classes: np.ndarray) -> None:
+        self.X_fit_ = X_fit
+        self.n_train_ = int(len(y))
+        self.classes_ = classes
+        self.n_features_in_ = int(K.shape[1] if X_fit is None else X_fit.shape[1])
+
+    def _decision(self, X: ArrayLike, keep: str | None = None) -> np.ndarray:
+        """Return ``k(X, X_fit_[keep]) @ dual_coef_ + intercept_``.
+
+        ``keep`` names the fitted attribute that indexes the training points used (None: all).
+        """
+        check_fitted(self, "dual_coef_")
+        check_feature_names(self, X, reset=False)
+        Kt = prediction_gram(self.kernel, X, self.X_fit_, self.n_train_,
+                             keep=None if keep is None else getattr(self, keep),
+                             who=type(self).__name__)
+        return Kt @ self.dual_coef_ + self.intercept_
+
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """Predicted labels: ``classes_[1]`` where the decision function is >= 0.
+
+        With labels -1 and 1 this is the sign of the decision function (ties go to +1).
+
+        Parameters
+        ----------
+        X : array of shape (m, d), or (m, n_train) if ``kernel="precomputed"``
+
+        Returns
+        -------
+        ndarray of shape (m,)
+        """
+        positive = self.decision_function(X) >= 0.0
+        return self.classes_[positive.astype(int)]

@@ -96,7 +96,7 @@ class KFold:
             yield np.flatnonzero(kappa != j), test
 
     def __repr__(self) -> str:
-        return (f"KFold(n_splits={self.n_splits}, shuffle={self.shuffle}, random_state="
+        return (f"KFold(n_splits={self.n_splits}, shuffle={self.shuffle}, "
                 f"random_state={self.random_state!r})")
 
 

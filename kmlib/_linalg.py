@@ -10,7 +10,6 @@ itself is private.
 from __future__ import annotations
 
 import contextlib
-import functools
 import threading
 from typing import Any
 
@@ -116,10 +115,16 @@ def gram_cholesky(X: np.ndarray, lam: float, what: str) -> Any:
         raise rank_deficiency_error(X, what) from exc
 
 
-_state = threading.local()
+#: One process-wide count of the blocks running under ``one_blas_thread`` (BLAS limits are
+#: process-wide, so the count is too); the lock makes entering and leaving atomic.
+_lock = threading.Lock()
+_depth = 0
+_limiter: Any = None
 
 
-_controller = functools.cache(ThreadpoolController)  # the loaded pools, found once (~2 ms)
+def _controller() -> ThreadpoolController:
+    """The loaded BLAS pools, looked up at each use (a library loaded later is seen)."""
+    return ThreadpoolController()
 
 
 def blas_threads() -> int:
@@ -131,18 +136,30 @@ class one_blas_thread(contextlib.ContextDecorator):  # noqa: N801 - used like a 
     """One BLAS thread for a block (``with one_blas_thread():``) or a function (as decorator).
 
     Loops of small factorisations gain nothing from BLAS threads and lose a factor of ten
-    or more to thread start-up and spinning on a busy machine.  Setting the limit takes
-    microseconds; nested uses keep the outer limit.
+    or more to thread start-up and spinning on a busy machine.  BLAS limits belong to the
+    whole process, so this context is process-wide too: the first block to enter (on any
+    thread) records the caller's limits and sets one thread, the last one to leave
+    restores the recorded limits, also when a block raises.  While any block runs, every
+    thread of the process sees one BLAS thread.  ``when=False`` makes it a no-op.
     """
 
+    def __init__(self, when: bool = True) -> None:
+        self.when = bool(when)
+
     def __enter__(self) -> one_blas_thread:
-        depth = getattr(_state, "depth", 0)
-        if depth == 0:
-            self._limits = _controller().limit(limits=1, user_api="blas")
-        _state.depth = depth + 1
+        global _depth, _limiter
+        if self.when:
+            with _lock:
+                if _depth == 0:
+                    _limiter = _controller().limit(limits=1, user_api="blas")
+                _depth += 1
         return self
 
     def __exit__(self, *exc: object) -> None:
-        _state.depth -= 1
-        if _state.depth == 0:
-            self._limits.restore_original_limits()
+        global _depth, _limiter
+        if self.when:
+            with _lock:
+                _depth -= 1
+                if _depth == 0:
+                    _limiter.restore_original_limits()
+                    _limiter = None

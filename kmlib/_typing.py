@@ -15,7 +15,7 @@ __all__ = ["Seed", "KernelFunc"]
 
 #: Source of randomness: None (fresh entropy), an int (the same draws on every call)
 #: or a :class:`numpy.random.Generator` (shared state).
-Seed = Union[int, np.random.Generator, None]
+Seed = Union[int, np.random.Generator, np.random.RandomState, None]
 
 #: A kernel: ``k(X, Y=None)`` returning the Gram matrix ``[k(x_i, y_j)]``
 #: (kmlib's :class:`~kmlib.kernels.Kernel` objects, or any such callable).

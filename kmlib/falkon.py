@@ -29,7 +29,6 @@ singular, as for smooth kernels in low dimension.)
 """
 from __future__ import annotations
 
-import contextlib
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
@@ -40,10 +39,9 @@ from scipy import linalg
 from scipy.linalg import blas
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from threadpoolctl import threadpool_info
 
 from ._estimator_inputs import gram
-from ._linalg import one_blas_thread
+from ._linalg import blas_threads, one_blas_thread
 from ._typing import KernelFunc, Seed
 from ._validation import (
     EPS,
@@ -68,12 +66,6 @@ __all__ = ["NystroemKernelRidge"]
 #: Entries of a block of K_nm by default: 2^19 (4 MiB, in cache) for the passes of "pcg"
 #: and predict, 2^23 (64 MiB) for the sums of Phi_b^T Phi_b, whose updates want a large b.
 _PASS_ENTRIES, _GRAM_ENTRIES = 2**19, 2**23
-
-
-def _threads() -> int:
-    """Threads for the passes: the largest BLAS thread limit (threadpoolctl), at least 1."""
-    return max([i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"],
-               default=1)
 
 
 def _cholesky(M: np.ndarray, jitter: float, what: str) -> tuple[np.ndarray, float]:
@@ -126,7 +118,7 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
     tol : float, default=1e-3
         ``"pcg"`` stops when the residual of the preconditioned system is at most ``tol``
         times its right-hand side (about the relative error of :math:`\beta = T\alpha`).
-    random_state : None, int or numpy.random.Generator, optional
+    random_state : None, int, numpy.random.Generator or RandomState, optional
         Source of randomness for the landmarks and the preconditioner's rows.
 
     Attributes
@@ -202,7 +194,7 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
         acc = np.zeros((m, m + 1), order="F")
         small = (blocks[0].stop - blocks[0].start) * m * m < 2e9 if blocks else True
         fresh = isinstance(self.kernel, Kernel)   # a user's kernel may return a cached array
-        with one_blas_thread() if small else contextlib.nullcontext():
+        with one_blas_thread(when=small):
             for blk in blocks:
                 Pt = linalg.solve_triangular(T, self._block(X[blk]).T, trans="T",
                                              overwrite_b=fresh, check_finite=False)  # Phi_b^T
@@ -245,7 +237,7 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
             solver = "direct" if m <= 200 or s == n else "pcg"
         self.landmark_indices_ = np.sort(rng.choice(n, size=m, replace=False))
         self.landmarks_ = X[self.landmark_indices_]
-        workers = _threads()   # read before one_blas_thread lowers it
+        workers = blas_threads()   # read before one_blas_thread lowers it
         with one_blas_thread():
             Kmm = np.array(gram(self.kernel, self.landmarks_, what="kernel(landmarks)"))
             T, self.jitter_ = _cholesky(Kmm, EPS * max(np.trace(Kmm), EPS),
@@ -336,5 +328,5 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
 
         def step(blk: slice, _acc: np.ndarray) -> None:
             out[blk] = self._block(X[blk]) @ self.dual_coef_
-        self._sweep(X, step, 0, _threads())
+        self._sweep(X, step, 0, blas_threads())
         return out

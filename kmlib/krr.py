@@ -36,7 +36,7 @@ tolerance of :func:`numpy.linalg.matrix_rank`.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -52,6 +52,7 @@ from ._estimator_inputs import (
 )
 from ._linalg import check_gram, dot, eigh_copy, pinv_mask
 from ._validation import (
+    as_float_array,
     check_feature_names,
     check_finite_result,
     check_fitted,
@@ -75,7 +76,7 @@ __all__ = ["KernelRidge", "krr_fit"]
 def _solve_shifted(K: np.ndarray, y: np.ndarray, lam: float, who: str,
                    regram: Callable[[], np.ndarray] | None = None,
                    sw: np.ndarray | None = None) -> tuple[np.ndarray, str]:
-    """Return ``((K + lam I)^+ y, solver)`` for validated ``K`` (n, n) and ``y`` (n,).
+    """Return ``((K + lam I)^+ y, solver)`` for validated ``K`` (n, n) and ``y`` (n,) or (n, t).
 
     ``solver`` is ``"cholesky"`` or ``"eigh"``.  ``K`` is not modified, unless the
     caller owns it and passes ``regram``, a function that recomputes it: then the
@@ -107,9 +108,9 @@ def _solve_shifted(K: np.ndarray, y: np.ndarray, lam: float, who: str,
     d, U = eigh_copy(K if sw is None else K * sw[:, None] * sw)
     s = d + lam
     keep = pinv_mask(s, n)
-    coef = np.zeros(n)
+    coef = np.zeros(y.shape)
     z = dot(U.T, y)
-    coef[keep] = z[keep] / s[keep]
+    coef[keep] = z[keep] / (s[keep] if y.ndim == 1 else s[keep, None])
     alpha = dot(U, coef)
     n_drop = int(n - np.count_nonzero(keep))
     if lam > 0 or n_drop:
@@ -193,7 +194,7 @@ class KernelRidge(PairwiseTags, RegressorMixin, BaseEstimator):
 
     Attributes
     ----------
-    dual_coef_ : ndarray of shape (n,)
+    dual_coef_ : ndarray of shape (n,), or (n, t) for t outputs
         The dual coefficients :math:`\\alpha`.
     X_fit_ : ndarray of shape (n, p) or None
         The training inputs (a copy), needed to evaluate :math:`\\hat f` (None if precomputed).
@@ -221,9 +222,15 @@ class KernelRidge(PairwiseTags, RegressorMixin, BaseEstimator):
     array([6.])
     """
 
-    def __init__(self, *, kernel: Callable[..., Any], lam: float = 1.0) -> None:
+    def __init__(self, *, kernel: Callable[..., Any] | Literal["precomputed"],
+                 lam: float = 1.0) -> None:
         self.kernel = kernel
         self.lam = lam
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
 
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
             ) -> "KernelRidge":
@@ -232,7 +239,8 @@ class KernelRidge(PairwiseTags, RegressorMixin, BaseEstimator):
         Parameters
         ----------
         X : array of shape (n, p), (n,) for one-dimensional inputs, or (n, n) if precomputed
-        y : array of shape (n,)
+        y : array of shape (n,), or (n, t) for t outputs (one factorisation for all,
+            as scikit-learn's ``KernelRidge``)
         sample_weight : array of shape (n,) or float, optional
             Weights :math:`w_i \\ge 0` of the squared errors; None means all ones.
 
@@ -245,7 +253,9 @@ class KernelRidge(PairwiseTags, RegressorMixin, BaseEstimator):
         check_feature_names(self, X, reset=True)
         X = check_square(X, "X") if pre else check_matrix(X, "X")
         warn_column_y(y)
-        y = check_vector(y, "y")
+        y = as_float_array(y, "y")
+        multi = y.ndim >= 2 and y.shape[1:] != (1,)
+        y = check_matrix(y, "y", allow_1d=False) if multi else check_vector(y, "y")
         check_same_length(X, y, "X", "y")
         w = check_sample_weight(sample_weight, X)
         sw = None if w is None else np.sqrt(w)
@@ -260,9 +270,10 @@ class KernelRidge(PairwiseTags, RegressorMixin, BaseEstimator):
             return K
 
         owned = isinstance(kernel, Kernel)  # fresh K; a user's kernel may return a cached array
-        alpha, self.solver_ = _solve_shifted(gram_matrix(), y if sw is None else sw * y, lam,
+        swy = None if sw is None else (sw[:, None] if multi else sw)
+        alpha, self.solver_ = _solve_shifted(gram_matrix(), y if sw is None else swy * y, lam,
                                              "KernelRidge.fit", gram_matrix if owned else None, sw)
-        alpha = alpha if sw is None else sw * alpha
+        alpha = alpha if sw is None else swy * alpha
         self.dual_coef_ = check_finite_result(alpha, "KernelRidge.fit: the dual coefficients")
         self.X_fit_ = None if pre else np.array(X, copy=True)
         self.n_features_in_ = X.shape[1]
@@ -278,7 +289,7 @@ class KernelRidge(PairwiseTags, RegressorMixin, BaseEstimator):
 
         Returns
         -------
-        y_pred : ndarray of shape (m,)
+        y_pred : ndarray of shape (m,), or (m, t) for t outputs
         """
         check_fitted(self, "dual_coef_")
         check_feature_names(self, X, reset=False)

@@ -22,25 +22,23 @@ scikit-learn's ``LogisticRegression(C=1/(2*lam))`` with ``w = X^T alpha``.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 
 from ._estimator_inputs import (
-    PairwiseTags,
+    BinaryKernelClassifier,
     check_solver_params,
     fit_inputs,
-    prediction_gram,
 )
 from ._logistic_newton import _newton, _objective
 from ._typing import KernelFunc
 from ._validation import (
     as_float_array,
     check_feature_names,
-    check_fitted,
     check_gram_psd,
     check_labels,
     check_lam,
@@ -101,7 +99,7 @@ def _check_len(v: ArrayLike, name: str, n: int) -> np.ndarray:
     return v
 
 
-class KernelLogisticRegression(PairwiseTags, ClassifierMixin, BaseEstimator):
+class KernelLogisticRegression(BinaryKernelClassifier):
     r"""Kernel logistic regression with an unpenalised intercept, fitted by Newton's method.
 
     Minimises :math:`J(\alpha, \mu) = \sum_i \log(1 + e^{-y_i(\mu + (K\alpha)_i)})
@@ -127,7 +125,7 @@ class KernelLogisticRegression(PairwiseTags, ClassifierMixin, BaseEstimator):
         with :math:`r_i = -y_i\sigma(-y_i\eta_i)`, falls below ``tol``.
     max_iter : int
         Maximal number of Newton iterations; reaching it raises a
-        :class:`RuntimeWarning` and keeps the current iterate.  So does a
+        :class:`sklearn.exceptions.ConvergenceWarning` and keeps the current iterate.  So does a
         gradient stuck at its rounding level (not halved in 10 iterations), which
         happens when huge coefficients (tiny ``lam`` with large kernel values)
         make ``tol`` unattainable in floating point.
@@ -212,11 +210,6 @@ class KernelLogisticRegression(PairwiseTags, ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.max_iter = max_iter
 
-    def __sklearn_tags__(self) -> Any:
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False  # two classes (see classes_)
-        return tags
-
     def _check_params(self) -> tuple[float, float, int]:
         tol, max_iter = check_solver_params(self.kernel, self.tol, self.max_iter)
         lam = check_lam(self.lam)
@@ -272,7 +265,7 @@ class KernelLogisticRegression(PairwiseTags, ClassifierMixin, BaseEstimator):
                 f"KernelLogisticRegression: Newton's method {why} after {n_iter} iterations "
                 f"with gradient norm {gnorm:.3g} > tol={tol:g}; the returned solution is "
                 f"approximate. {advice}",
-                RuntimeWarning,
+                ConvergenceWarning,
                 stacklevel=2,
             )
         self.dual_coef_ = alpha
@@ -281,10 +274,7 @@ class KernelLogisticRegression(PairwiseTags, ClassifierMixin, BaseEstimator):
         self.objective_ = float(obj)
         self.grad_norm_ = float(gnorm)
         self.solver_ = solver
-        self.X_fit_ = X_fit
-        self.n_train_ = int(len(y))
-        self.classes_ = classes
-        self.n_features_in_ = int(K.shape[1] if X_fit is None else X_fit.shape[1])
+        self._store_training(K, X_fit, y, classes)
         return self
 
     @finite_result
@@ -300,10 +290,7 @@ class KernelLogisticRegression(PairwiseTags, ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (m,)
         """
-        check_fitted(self, "dual_coef_")
-        check_feature_names(self, X, reset=False)
-        Kt = prediction_gram(self.kernel, X, self.X_fit_, self.n_train_, who=type(self).__name__)
-        return Kt @ self.dual_coef_ + self.intercept_
+        return self._decision(X)
 
     @finite_result
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
@@ -323,20 +310,3 @@ class KernelLogisticRegression(PairwiseTags, ClassifierMixin, BaseEstimator):
         """
         eta = self.decision_function(X)
         return np.column_stack([expit(-eta), expit(eta)])
-
-    @finite_result
-    def predict(self, X: ArrayLike) -> np.ndarray:
-        """Predicted labels: ``classes_[1]`` where the log-odds are >= 0, else ``classes_[0]``.
-
-        With labels -1 and 1 this is the sign of the log-odds (ties go to +1).
-
-        Parameters
-        ----------
-        X : array of shape (m, d), or (m, n_train) if ``kernel="precomputed"``
-
-        Returns
-        -------
-        ndarray of shape (m,)
-        """
-        positive = self.decision_function(X) >= 0.0
-        return self.classes_[positive.astype(int)]

@@ -2,8 +2,8 @@
 
 An entry point is a function with a dict of valid keyword arguments.  One argument is
 replaced by a malformed value of its kind; the call must, within a time limit, raise
-``ValueError`` or ``TypeError`` (kmlib's clear errors) or return a result whose every
-number is finite.  A complex array must always be refused: its imaginary part would
+``ValueError``, ``TypeError`` or ``MemoryError`` (kmlib's clear errors) or return a result
+whose every number is finite.  A complex array must always be refused: its imaginary part would
 otherwise be dropped silently, so a finite result is no excuse.
 """
 from __future__ import annotations
@@ -83,7 +83,7 @@ def check_contract(name: str, fn: Callable[..., Any], kwargs: dict, *,
         with time_limit(TIME_LIMIT):
             try:
                 result = fn(**kwargs)
-            except (ValueError, TypeError):
+            except (ValueError, TypeError, MemoryError):
                 return "error"
     assert complex_arg is None, f"{name} accepted the complex array {complex_arg}= silently"
     for a in numbers(result):

@@ -71,6 +71,30 @@ def test_rng_is_deterministic_given_a_seed():
     assert check_rng(3).random() == check_rng(3).random()
 
 
+def test_random_state_takes_a_legacy_random_state_as_scikit_learn_does():
+    """Reference: scikit-learn's check_random_state contract: a RandomState is accepted, the
+    same state gives the same draws, and the state advances."""
+    from kmlib import kernels
+    from kmlib.features import Nystroem, RandomFourierFeatures
+
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    for make in (lambda rs: RandomFourierFeatures(n_features=5, random_state=rs),
+                 lambda rs: Nystroem(kernel=kernels.gaussian(1.0), n_components=5,
+                                     random_state=rs)):
+        a = make(np.random.RandomState(7)).fit_transform(X)
+        b = make(np.random.RandomState(7)).fit_transform(X)
+        np.testing.assert_array_equal(a, b)
+    rs = np.random.RandomState(7)
+    first, second = check_rng(rs).random(), check_rng(rs).random()
+    assert first != second                      # the RandomState advanced
+    assert first == check_rng(np.random.RandomState(7)).random()
+    folds = [KFold(3, random_state=np.random.RandomState(1)).fold_of(9) for _ in range(2)]
+    np.testing.assert_array_equal(*folds)
+    np.testing.assert_array_equal(np.sort(folds[0]), [0, 0, 0, 1, 1, 1, 2, 2, 2])
+    with pytest.raises(ValueError, match="RandomState"):
+        check_rng("seed")
+
+
 # ------------------------------------------------------------------ folds
 
 @pytest.mark.parametrize("n, v", [(10, 3), (7, 7), (100, 5), (11, 2)])
@@ -203,3 +227,98 @@ def test_check_symmetric_rejects_asymmetry_and_non_finite_entries_tile_by_tile()
     K[200, 7] = np.nan
     with pytest.raises(ValueError, match="NaN or infinite"):
         check_symmetric(K)
+
+
+def _blas_limits():
+    import threadpoolctl
+    return [p["num_threads"] for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"]
+
+
+def _run_in_threads(work, n_threads=4, rounds=3):
+    import threading
+    for _ in range(rounds):
+        barrier = threading.Barrier(n_threads)
+
+        def job(barrier=barrier):
+            barrier.wait()
+            work()
+        threads = [threading.Thread(target=job) for _ in range(n_threads)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+
+def test_concurrent_library_calls_leave_the_blas_thread_limit_alone():
+    """Reference: threadpoolctl's report of the process-wide BLAS limit before and after.
+
+    Gram matrices, the linear MMD and kernel SVMs computed on four Python threads at once
+    must leave every BLAS pool at the limit it had before.
+    """
+    pytest.importorskip("threadpoolctl")
+    from kmlib import kernels
+    from kmlib.svm import KernelSVM
+    from kmlib.unsupervised import mmd2_linear
+
+    before = _blas_limits()
+    if max(before, default=1) < 2:
+        pytest.skip("BLAS runs on one thread here: a lowered limit cannot be seen")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    k = kernels.gaussian(1.0)
+    _run_in_threads(lambda: k(X))
+    assert _blas_limits() == before
+    _run_in_threads(lambda: mmd2_linear(X[:1000], X[1000:2000], kernel=k))
+    assert _blas_limits() == before
+    _run_in_threads(lambda: KernelSVM(kernel=k).fit(X[:300], y[:300]), rounds=1)
+    assert _blas_limits() == before
+
+
+def test_one_blas_thread_is_process_wide_and_always_restored():
+    """Reference: threadpoolctl's report; overlapping blocks on four threads, one shared
+    decorator instance, and a block that raises all leave the caller's limit in place."""
+    pytest.importorskip("threadpoolctl")
+    import time
+
+    from kmlib._linalg import one_blas_thread
+
+    before = _blas_limits()
+    if max(before, default=1) < 2:
+        pytest.skip("BLAS runs on one thread here: a lowered limit cannot be seen")
+    shared = one_blas_thread()
+
+    @shared
+    def work():
+        time.sleep(0.01)
+
+    _run_in_threads(work, rounds=5)
+    assert _blas_limits() == before
+    with one_blas_thread(), one_blas_thread():
+        assert max(_blas_limits()) == 1
+    assert _blas_limits() == before
+    with pytest.raises(RuntimeError), one_blas_thread():
+        raise RuntimeError("boom")
+    assert _blas_limits() == before
+    with one_blas_thread(when=False):
+        assert _blas_limits() == before
+
+
+def test_kfold_repr_names_each_parameter_once():
+    """Reference: the constructor call that rebuilds the object (``eval(repr(cv))``)."""
+    cv = eval(repr(KFold(4, random_state=1)), {"KFold": KFold})  # noqa: S307
+    assert (cv.n_splits, cv.shuffle, cv.random_state) == (4, True, 1)
+    assert repr(KFold(3, shuffle=False)) == "KFold(n_splits=3, shuffle=False, random_state=None)"
+
+
+def test_finite_result_keeps_memory_errors_memory_errors():
+    """Reference: Python's convention (a failed allocation is a MemoryError), raised as
+    numpy raises it for an allocation the machine cannot serve."""
+    from kmlib._validation import finite_result
+
+    @finite_result
+    def huge():
+        raise MemoryError("Unable to allocate 7.28 TiB for an array with shape (10**6, 10**6)")
+
+    with pytest.raises(MemoryError, match="huge"):
+        huge()

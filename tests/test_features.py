@@ -447,7 +447,8 @@ def test_rff_takes_a_kernel_object_like_the_other_estimators(kernel_obj, named):
     a = RandomFourierFeatures(kernel=kernel_obj, n_features=9, random_state=4).fit_transform(X)
     b = RandomFourierFeatures(n_features=9, random_state=4, **named).fit_transform(X)
     np.testing.assert_array_equal(a, b)
-    with pytest.raises(ValueError, match="leave sigma=1.0 and nu=None"):
-        RandomFourierFeatures(kernel=kernel_obj, sigma=3.0).fit(X)
+    for sigma in (3.0, 1.0):   # 1.0 too: an explicit sigma is never silently ignored
+        with pytest.raises(ValueError, match="leave sigma=None and nu=None"):
+            RandomFourierFeatures(kernel=kernel_obj, sigma=sigma).fit(X)
     with pytest.raises(ValueError, match="spectral density"):
         RandomFourierFeatures(kernel=kernels.polynomial(2)).fit(X)

@@ -232,8 +232,8 @@ def test_bad_data_for_estimator():
         KernelRidge(kernel=k, lam=1.0).fit(X, yi)
     with pytest.raises(ValueError, match="same number of samples; got 10 and 9"):
         KernelRidge(kernel=k, lam=1.0).fit(X, y[:-1])
-    with pytest.raises(ValueError, match="y must be 1-D"):
-        KernelRidge(kernel=k, lam=1.0).fit(X, np.ones((10, 2)))
+    with pytest.raises(ValueError, match="y must be a 2-D array"):  # (n, t) is multi-output
+        KernelRidge(kernel=k, lam=1.0).fit(X, np.ones((10, 2, 2)))
     with pytest.raises(ValueError, match="kernel must be a callable"):
         KernelRidge(kernel="rbf", lam=1.0).fit(X, y)
 
@@ -364,3 +364,31 @@ def test_tune_krr_never_modifies_the_array_a_users_kernel_returns():
     np.testing.assert_array_equal(cache, before)
     ref = SkKernelRidge(alpha=table.best_lam, kernel="precomputed").fit(before, y)
     np.testing.assert_allclose(model.dual_coef_, ref.dual_coef_, rtol=1e-8, atol=1e-10)
+
+
+def test_multi_output_matches_scikit_learn_and_one_column_at_a_time():
+    """Reference: scikit-learn's KernelRidge (rbf) on the same 2-D y, with and without
+    weights, and kmlib's own fit of each column alone."""
+    from kmlib import kernels
+
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(60, 3))
+    Y = np.column_stack([np.sin(X[:, 0]), X[:, 1] ** 2, X @ [1.0, -1.0, 0.5]])
+    w = rng.uniform(0.2, 2.0, size=60)
+    sigma, lam = 1.5, 0.3
+    for sw in (None, w):
+        ours = KernelRidge(kernel=kernels.gaussian(sigma), lam=lam).fit(X, Y, sample_weight=sw)
+        ref = SkKernelRidge(kernel="rbf", gamma=1 / (2 * sigma**2), alpha=lam).fit(
+            X, Y, sample_weight=sw)
+        assert ours.dual_coef_.shape == (60, 3)
+        np.testing.assert_allclose(ours.predict(X[:7]), ref.predict(X[:7]), rtol=1e-9,
+                                   atol=1e-10)
+        for j in range(3):
+            one = KernelRidge(kernel=kernels.gaussian(sigma), lam=lam).fit(X, Y[:, j],
+                                                                             sample_weight=sw)
+            np.testing.assert_allclose(ours.dual_coef_[:, j], one.dual_coef_, rtol=1e-10,
+                                       atol=1e-12)
+    pre = KernelRidge(kernel="precomputed", lam=lam).fit(kernels.gaussian(sigma)(X), Y)
+    np.testing.assert_allclose(pre.predict(kernels.gaussian(sigma)(X[:5], X)),
+                               KernelRidge(kernel=kernels.gaussian(sigma), lam=lam)
+                               .fit(X, Y).predict(X[:5]), rtol=1e-10)

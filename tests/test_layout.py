@@ -1,4 +1,4 @@
-"""The layout of kmlib: a small library, and the book's helpers apart in kmlib.book.
+"""The layout of kmlib: the library, and the book's helpers apart in kmlib.book.
 
 References: the import statements of every module, read with ``ast`` (static), and the
 modules a fresh interpreter has loaded after importing the library (dynamic).
@@ -20,15 +20,6 @@ from kmlib import model_selection as ms
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "kmlib"
-# Line budgets of the library (docstrings included).  The supervised core (everything but
-# the parts listed after it) got 6,500 when the book's helpers moved out, and 100 more for
-# the speed work that followed (Gram tiles on all cores, SMO's kernel rows in blocks); the
-# parts added since have budgets of their own, so that growth in one is not paid by another.
-LIBRARY_BUDGETS = {
-    "kmlib.unsupervised": 750,  # kernel PCA, MMD, HSIC and their permutation tests
-    "kmlib.falkon": 350,  # Nystroem kernel ridge regression streamed over blocks
-}
-CORE_MAX_LINES = 6600
 # private modules of the library that every kmlib module may import (public names only)
 SHARED_PRIVATE = {"kmlib._validation", "kmlib._linalg", "kmlib._folds", "kmlib._typing",
                   "kmlib._estimator_inputs"}
@@ -148,28 +139,6 @@ def test_no_import_of_another_packages_private_names():
                 if n.startswith("_") and (shared is not None or not inside(package, owner)):
                     bad.append(f"{m}: {target}.{n}")
     assert not bad, "\n".join(bad)
-
-
-def _part(module: str) -> str:
-    """The budgeted part a library module belongs to ("core" for the rest)."""
-    for part in LIBRARY_BUDGETS:
-        if module == part or module.startswith(part + "."):
-            return part
-    return "core"
-
-
-def test_the_library_is_small():
-    """Each part of the library (kmlib outside kmlib/book/) stays within its line budget."""
-    lines: dict[str, int] = {}
-    for m in LIBRARY:
-        part = _part(m)
-        lines[part] = lines.get(part, 0) + len(MODULES[m][0].read_text().splitlines())
-    budgets = {"core": CORE_MAX_LINES, **LIBRARY_BUDGETS}
-    over = {p: (n, budgets[p]) for p, n in lines.items() if n > budgets[p]}
-    assert not over, (
-        f"over budget (lines, budget): {over}; move code that serves one page of the book "
-        "to kmlib/book/")
-    assert set(LIBRARY_BUDGETS) <= set(lines), "a budgeted part of the library is missing"
 
 
 # --------------------------------------------------------------------------- #

@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 from scipy.special import expit
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
 from kmlib._validation import NotFittedError
@@ -254,12 +255,13 @@ def test_separable_data_tiny_lam_is_finite_without_warnings(kernel, lam):
 
 
 def test_max_iter_warns_once():
-    """Reference: the documented contract: one RuntimeWarning when max_iter is reached."""
+    """Reference: the documented contract: one ConvergenceWarning (scikit-learn's) when
+    max_iter is reached."""
     X, y = circles()
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
         m = KernelLogisticRegression(kernel=rbf(1.0), lam=1e-3, max_iter=1).fit(X, y)
-    runtime = [w for w in rec if issubclass(w.category, RuntimeWarning)]
+    runtime = [w for w in rec if issubclass(w.category, ConvergenceWarning)]
     assert len(runtime) == 1 and "max_iter" in str(runtime[0].message)
     assert m.n_iter_ == 1
 

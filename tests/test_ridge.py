@@ -294,3 +294,49 @@ def test_bad_input_raises_value_error_naming_the_argument(call, match):
     """Validation: each bad argument is named in a ValueError."""
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# ------------------------------------------------------------------ huge designs
+
+@pytest.mark.parametrize("scale", [1e154, 1e200, 1e300])
+def test_huge_designs_give_the_scaled_solution_not_zeros(scale):
+    """Reference: least squares on the unscaled design (numpy's lstsq, and scikit-learn's
+    LinearRegression with an intercept and weights).
+
+    For X = s X0 the ridge solution with penalty lam is the one of X0 with penalty
+    lam / s^2 divided by s; at s >= 1e154 and lam = 1 the penalty is below rounding, so the
+    answer is the least-squares one of X0 divided by s, never zeros.
+    """
+    from numpy.testing import assert_allclose
+    from sklearn.linear_model import LinearRegression
+
+    ridge, ridge_path, RidgeRegression = R.ridge, R.ridge_path, R.RidgeRegression
+    rng = np.random.default_rng(0)
+    X0 = rng.normal(size=(30, 4))
+    y = X0 @ [1.0, -2.0, 3.0, 0.5] + 0.1 * rng.normal(size=30)
+    w = rng.uniform(0.5, 2.0, size=30)
+    X = scale * X0
+    ols0 = np.linalg.lstsq(X0, y, rcond=None)[0]
+    assert_allclose(ridge(X, y, 1.0) * scale, ols0, rtol=1e-10)
+    assert_allclose(ridge_path(X, y, [1.0, 2.0]) * scale, [ols0, ols0], rtol=1e-10)
+    for method in ("primal", "dual"):
+        try:
+            beta = ridge(X, y, 1.0, method=method)
+        except ValueError as err:  # a clear error is allowed, a silent wrong answer is not
+            assert "negligible" in str(err)
+        else:
+            assert_allclose(beta * scale, ols0, rtol=1e-8)
+    for sw in (None, w):
+        lin = LinearRegression().fit(X0, y, sample_weight=sw)
+        fit = RidgeRegression(lam=1.0, standardize=False).fit(X, y, sample_weight=sw)
+        assert_allclose(fit.coef_ * scale, lin.coef_, rtol=1e-8)
+        assert_allclose(fit.intercept_, lin.intercept_, rtol=1e-8)
+        # standardised ridge does not see the scale of a column: scikit-learn's Ridge on
+        # the (weighted) standardised unscaled design is the reference
+        u = np.full(30, 1 / 30) if sw is None else sw / sw.sum()
+        Z = X0 - u @ X0
+        sd = np.sqrt(u @ Z**2)
+        ref = Ridge(alpha=1.0).fit(X0 / sd, y, sample_weight=None if sw is None else sw)
+        std = RidgeRegression(lam=1.0, standardize=True).fit(X, y, sample_weight=sw)
+        assert_allclose(std.coef_ * scale, ref.coef_ / sd, rtol=1e-8)
+        assert_allclose(std.intercept_, ref.intercept_, rtol=1e-8)

@@ -25,7 +25,7 @@ for the numbered adaptations below; the reference is the original's (scikit-lear
 Ported (dense parts only: kmlib is dense and float64 only).
 ``test_kernel_ridge.py``: ``test_kernel_ridge``, ``test_kernel_ridge_singular_kernel``,
 ``test_kernel_ridge_precomputed``, ``test_kernel_ridge_precomputed_kernel_unchanged``,
-``test_kernel_ridge_sample_weights``, ``test_kernel_ridge_multi_output`` (xfail, D1).
+``test_kernel_ridge_sample_weights``, ``test_kernel_ridge_multi_output``.
 ``test_kernel_approximation.py``: ``test_rbf_sampler``,
 ``test_rbf_sampler_fitted_attributes_dtype`` (float32: xfail, D3),
 ``test_rbf_sampler_dtype_equivalence``, ``test_input_validation``,
@@ -127,8 +127,7 @@ variants xfail through the original's own ``pytest.xfail`` call: like scikit-lea
 Documented differences (``xfail(strict=True)``, all listed in the README's "Deliberate
 differences from scikit-learn"):
 
-D1. ``test_kernel_ridge_multi_output``: kmlib's ``KernelRidge`` takes one response (y of
-    shape (n,)); a 2-D ``y`` raises ValueError.
+D1. (none since multi-output ``KernelRidge``: ``test_kernel_ridge_multi_output`` passes.)
 D2. ``test_nystroem_approximation[additive_chi2]``: the ``additive_chi2`` Gram matrices
     are negative semi-definite (zero diagonal, negative off it); kmlib refuses the
     landmark matrix with a ValueError where scikit-learn clips the eigenvalues.
@@ -236,8 +235,6 @@ def test_kernel_ridge_sample_weights():
     assert_array_almost_equal(pred, pred3)
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="documented difference D1: kmlib's KernelRidge takes one response")
 def test_kernel_ridge_multi_output():
     pred = Ridge(alpha=1, fit_intercept=False).fit(X, Y).predict(X)
     pred2 = KernelRidge(kernel=sk_kernel("linear"), lam=1).fit(X, Y).predict(X)

@@ -96,8 +96,8 @@ S4. ``n_iter_`` is an int (one binary problem), not an array with one count per 
     classes: ``test_n_iter_libsvm`` with 2 classes.
 S5. ``test_libsvm_convergence_warnings``: kmlib's SMO (second-order working-set
     selection) solves this toy problem in one iteration, so ``max_iter=2`` is never
-    reached and nothing warns; when it is reached, KernelSVM warns with a
-    ``RuntimeWarning``, not scikit-learn's ``ConvergenceWarning``.
+    reached and nothing warns; when it is reached, KernelSVM warns with scikit-learn's
+    ``ConvergenceWarning``, as SVC does (``tests/test_svm.py``).
 
 kmlib bugs found by the port, since fixed:
 
@@ -535,8 +535,8 @@ def test_svc_bad_kernel():
         svc.fit(X, Y)
 
 
-@xfail("documented difference S5: SMO solves this toy problem in one iteration (and "
-       "KernelSVM warns with a RuntimeWarning, not a ConvergenceWarning)")
+@xfail("documented difference S5: SMO solves this toy problem in one iteration, so "
+       "max_iter=2 is never reached")
 def test_libsvm_convergence_warnings():
     a = KernelSVM(kernel=lambda x, y: np.dot(x, y.T), max_iter=2)
     warning_msg = r"SMO stopped after max_iter=2 iterations"  # adaptation 5

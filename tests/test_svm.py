@@ -21,6 +21,7 @@ from _estimator_fixtures import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from kmlib import kernels
@@ -260,12 +261,13 @@ def test_large_tol_gives_empty_support_and_the_midpoint_intercept():
 
 
 def test_max_iter_warns_once():
-    """Reference: the documented contract: one RuntimeWarning when max_iter is reached."""
+    """Reference: the documented contract: one ConvergenceWarning (scikit-learn's) when
+    max_iter is reached."""
     X, y = xor()
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
         m = KernelSVM(kernel=rbf(1.0), C=10.0, max_iter=3).fit(X, y)
-    runtime = [w for w in rec if issubclass(w.category, RuntimeWarning)]
+    runtime = [w for w in rec if issubclass(w.category, ConvergenceWarning)]
     assert len(runtime) == 1 and "max_iter" in str(runtime[0].message)
     assert m.n_iter_ == 3
 
@@ -347,7 +349,7 @@ def test_fit_with_a_kernel_function_uses_memory_linear_in_n():
     tracemalloc.start()
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # max_iter reached, on purpose
+            warnings.simplefilter("ignore", ConvergenceWarning)  # max_iter reached, on purpose
             model.fit(X, y)
         _, peak = tracemalloc.get_traced_memory()
     finally:

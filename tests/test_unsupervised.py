@@ -274,12 +274,27 @@ def test_median_heuristic():
         np.median([np.linalg.norm(X[i] - X[j]) for i in range(7) for j in range(i + 1, 7)]))
     # above max_samples: the documented subsample
     big = rng.normal(size=(300, 2))
-    sub = big[np.sort(np.random.default_rng(3).choice(300, size=50, replace=False))]
+    ordered = np.array(sorted(big.tolist()))   # lexicographic order of the rows
+    sub = ordered[np.sort(np.random.default_rng(3).choice(300, size=50, replace=False))]
     d_sub = [np.linalg.norm(sub[i] - sub[j]) for i in range(50) for j in range(i + 1, 50)]
     assert uns.median_heuristic(big, max_samples=50, random_state=3) == pytest.approx(
         np.median(d_sub), rel=1e-12)
     with pytest.raises(ValueError, match="median pairwise distance is 0"):
         uns.median_heuristic(np.zeros((5, 2)))
+
+
+def test_median_heuristic_subsample_does_not_depend_on_the_labelling():
+    """Reference: the definition of a permutation test.  Above max_samples the width must be
+    the same for every reordering of the pooled points and for X and Y swapped, so that a
+    test using it stays exact."""
+    rng = np.random.default_rng(4)
+    X, Y = rng.normal(size=(150, 2)), rng.normal(1.0, size=(150, 2))
+    Z = np.vstack([X, Y])
+    width = uns.median_heuristic(X, Y, max_samples=40)
+    perm = rng.permutation(300)
+    assert uns.median_heuristic(Z[perm[:150]], Z[perm[150:]], max_samples=40) == width
+    assert uns.median_heuristic(Y, X, max_samples=40) == width
+    assert uns.median_heuristic(Z[::-1], max_samples=40) == width
 
 
 # --------------------------------------------------------------------------- #
@@ -442,3 +457,93 @@ GOOD = np.random.default_rng(19).normal(size=(6, 2))
 def test_bad_input_says_what_is_wrong(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# ------------------------------------------------------------------ ties in permutation tests
+
+@pytest.mark.parametrize("statistic", ["unbiased", "biased"])
+def test_two_sample_test_counts_ties_lost_to_rounding(statistic):
+    """Reference: exact arithmetic.  With X = Y = [0, 0, 1, 1] the observed split is balanced;
+    every statistic is a function of how many 1s each half holds, the observed value is the
+    smallest one (checked below by brute force over the 70 splits), so every permuted
+    statistic is >= the observed one and p must be 1."""
+    X = np.array([0.0, 0.0, 1.0, 1.0])
+    res = uns.two_sample_test(X, X, kernel=kernels.gaussian(1.0), statistic=statistic,
+                          n_permutations=999, random_state=0)
+    # brute force over every split: the observed one is the minimum
+    Z = np.concatenate([X, X])
+    K = np.exp(-0.5 * (Z[:, None] - Z[None, :]) ** 2)
+    vals = []
+    for ix in itertools.combinations(range(8), 4):
+        a = np.zeros(8, bool)
+        a[list(ix)] = True
+        kxx, kyy, kxy = K[a][:, a], K[~a][:, ~a], K[a][:, ~a]
+        if statistic == "biased":
+            vals.append(kxx.mean() + kyy.mean() - 2 * kxy.mean())
+        else:
+            vals.append((kxx.sum() - 4) / 12 + (kyy.sum() - 4) / 12 - 2 * kxy.mean())
+    assert res.statistic <= min(vals) + 1e-12
+    assert res.p_value == 1.0
+
+
+def test_independence_test_counts_ties_lost_to_rounding():
+    """Reference: exact rational arithmetic on decimal data (x in {0.3, 0.4, 0.5}, y in
+    {0.7, 0.8, 0.9}) with linear kernels, where HSIC is (sum_i (x_i - xbar)(y_i - ybar))^2 / n^2;
+    the b-th permutation is the b-th ``rng.permutation(n)`` of ``default_rng(seed)``, as
+    documented.  Permuted statistics equal in exact arithmetic must count as ties."""
+    from fractions import Fraction
+
+    def exact(a, b):
+        n = len(a)
+        ma, mb = sum(a) / n, sum(b) / n
+        c = sum((u - ma) * (v - mb) for u, v in zip(a, b, strict=True))
+        return c * c / n**2
+
+    for seed in range(8):
+        r = np.random.default_rng(seed)
+        xi, yi = r.integers(0, 3, 8), r.integers(0, 3, 8)
+        xe = [Fraction(int(i) + 3, 10) for i in xi]
+        ye = [Fraction(int(i) + 7, 10) for i in yi]
+        res = uns.independence_test(xi * 0.1 + 0.3, yi * 0.1 + 0.7, kernel_x=kernels.linear(),
+                                    kernel_y=kernels.linear(), n_permutations=199,
+                                    random_state=seed)
+        rng, obs = np.random.default_rng(seed), exact(xe, ye)
+        count = sum(exact(xe, [ye[j] for j in rng.permutation(8)]) >= obs for _ in range(199))
+        assert res.p_value == (1 + count) / 200
+
+
+def test_mmd2_linear_evaluates_the_kernel_on_paired_rows_only():
+    """Reference: a loop over the pairs with scikit-learn's rbf_kernel on single rows, and a
+    count of the kernel values computed (4 per term, as the docstring says)."""
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    rng = np.random.default_rng(5)
+    X, Y = rng.normal(size=(400, 3)), rng.normal(0.3, size=(400, 3))
+    k = kernels.gaussian(SIGMA)
+
+    def kv(a, b):
+        return rbf_kernel(a[None], b[None], gamma=GAMMA)[0, 0]
+    ref = np.mean([kv(X[2 * i], X[2 * i + 1]) + kv(Y[2 * i], Y[2 * i + 1])
+                   - kv(X[2 * i], Y[2 * i + 1]) - kv(X[2 * i + 1], Y[2 * i]) for i in range(200)])
+    counted = []
+
+    class Counting(kernels.Kernel):     # delegates to k and counts the values it computes
+        def _gram(self, A, B):
+            counted.append(len(A) * len(B))
+            return k._gram(A, B)
+
+        def _paired(self, A, B):
+            counted.append(len(A))
+            return k._paired(A, B)
+
+        def _diag(self, A):
+            return k._diag(A)
+
+        def __repr__(self):
+            return "Counting()"
+
+    assert uns.mmd2_linear(X, Y, kernel=Counting()) == pytest.approx(ref, rel=1e-10, abs=1e-12)
+    assert sum(counted) == 4 * 200
+    # a plain callable (no paired hook) gives the same statistic through Gram blocks
+    plain = uns.mmd2_linear(X, Y, kernel=lambda A, B: rbf_kernel(A, B, gamma=GAMMA))
+    assert plain == pytest.approx(ref, rel=1e-10, abs=1e-12)

@@ -12,7 +12,6 @@ inf or NaN).  Import them from here: ``from kmlib._validation import check_matri
 # NotFittedError is scikit-learn's own (a ValueError and an AttributeError), so that
 # ``except sklearn.exceptions.NotFittedError`` catches kmlib's estimators too.
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.validation import _check_feature_names as check_feature_names
 
 from .arrays import (
     as_float_array,
@@ -25,6 +24,7 @@ from .arrays import (
 )
 from .estimators import (
     check_binary_labels,
+    check_feature_names,
     check_fitted,
     check_kernel,
     check_labels,

@@ -1,6 +1,7 @@
 """Arguments of estimators: labels, kernels, fitted state and the number of features."""
 from __future__ import annotations
 
+import numbers
 import warnings
 from typing import Any
 
@@ -8,7 +9,8 @@ import numpy as np
 import scipy.sparse
 from numpy.typing import ArrayLike, NDArray
 from sklearn.exceptions import DataConversionWarning, NotFittedError
-from sklearn.utils.validation import _check_sample_weight
+from sklearn.utils import check_array
+from sklearn.utils.validation import check_non_negative, validate_data
 
 from .arrays import _finite, check_vector
 
@@ -129,7 +131,31 @@ def check_binary_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, NDAr
 
 
 def check_sample_weight(sample_weight: Any, X: np.ndarray) -> np.ndarray | None:
-    """None, or ``sample_weight`` as finite weights >= 0 of shape (n,) (scikit-learn's check)."""
+    """None, or ``sample_weight`` as finite weights >= 0 of shape (n,).
+
+    scikit-learn's rules and messages, through its public helpers: a number is that
+    weight for every row; an array must be finite, 1-D, one weight per row, and >= 0.
+    """
     if sample_weight is None:
         return None
-    return _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    n = X.shape[0]
+    if isinstance(sample_weight, numbers.Number):
+        w = np.full(n, sample_weight, dtype=np.float64)
+    else:
+        w = check_array(sample_weight, accept_sparse=False, ensure_2d=False, dtype=np.float64,
+                        order="C", input_name="sample_weight")
+        if w.ndim != 1:
+            raise ValueError("Sample weights must be 1D array or scalar")
+        if w.shape != (n,):
+            raise ValueError(f"sample_weight.shape == {w.shape}, expected {(n,)}!")
+    check_non_negative(w, "`sample_weight`")
+    return w
+
+
+def check_feature_names(estimator: Any, X: Any, *, reset: bool) -> None:
+    """Record (``reset=True``) or check the column names of ``X`` (a DataFrame's).
+
+    scikit-learn's public ``validate_data`` with the array checks left to kmlib:
+    ``feature_names_in_`` is set in ``fit`` and a mismatch in ``predict`` is reported.
+    """
+    validate_data(estimator, X, reset=reset, skip_check_array=True, ensure_2d=False)

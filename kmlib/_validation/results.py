@@ -47,8 +47,9 @@ def finite_result(func: F | None = None, *, allow_inf: bool = False) -> Any:
     Inputs are validated by the ``check_*`` functions; this guards the *result*:
     when finite inputs over- or underflow on the way (data of size 1e200, a
     variance of 1e-300), the call raises a :class:`ValueError` that says so instead
-    of returning inf or NaN.  Requests too large to allocate (``n = 10**12``) and
-    Python's own ``OverflowError`` become a :class:`ValueError` as well.
+    of returning inf or NaN.  Python's own ``OverflowError`` becomes a :class:`ValueError`
+    as well; a request too large to allocate (``n = 10**12``) stays a :class:`MemoryError`,
+    whose message names the function.
 
     ``@finite_result(allow_inf=True)`` is for the few functions whose documented
     answer can be ``inf`` (e.g. a threshold that does not exist); NaN is still refused.
@@ -62,10 +63,10 @@ def finite_result(func: F | None = None, *, allow_inf: bool = False) -> Any:
         try:
             with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
                 out = func(*args, **kwargs)
-        except MemoryError as exc:
-            raise ValueError(
+        except MemoryError as exc:   # stays a MemoryError (Python's convention), named
+            raise MemoryError(
                 f"{name}: the sizes requested need more memory than is available ({exc})"
-            ) from None
+            ) from exc
         except OverflowError as exc:
             raise ValueError(f"{name}: a value is too large for float64 ({exc})") from None
         for a in _all_numbers(out):

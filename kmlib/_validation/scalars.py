@@ -73,9 +73,17 @@ def check_int(value: Any, name: str, *, minimum: int = 1,
 
 
 def check_rng(seed: Any, name: str = "seed") -> np.random.Generator:
-    """Turn ``seed`` (None, int or Generator) into a :class:`numpy.random.Generator`."""
+    """Turn ``seed`` into a :class:`numpy.random.Generator`: scikit-learn's contract.
+
+    None (fresh entropy), an int (a seed), a Generator (used as is) or a legacy
+    ``numpy.random.RandomState``: a Generator is seeded from one draw of it, so the
+    RandomState advances and the same state gives the same result.
+    """
     if isinstance(seed, np.random.Generator):
         return seed
+    if isinstance(seed, np.random.RandomState):
+        return np.random.default_rng(seed.randint(np.iinfo(np.int64).max, dtype=np.int64))
     if seed is None or (isinstance(seed, numbers.Integral) and not isinstance(seed, bool)):
         return np.random.default_rng(seed)
-    raise ValueError(f"{name} must be None, an int or a numpy Generator; got {seed!r}")
+    raise ValueError(f"{name} must be None, an int, a numpy Generator or a RandomState; "
+                     f"got {seed!r}")

@@ -47,9 +47,10 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
 
     Parameters
     ----------
-    sigma : float, default=1.0
+    sigma : float or None, default=None
         Length scale :math:`\sigma > 0` of the kernel (the same role for every
-        kernel below).
+        kernel below); None means 1.0 with a family name, and must stay None with a
+        ``Kernel`` object (whose own parameters are used).
     n_features : int, default=100
         Number :math:`D` of random frequencies.  The output dimension is
         ``2 * n_features`` for ``variant="cos_sin"`` and ``n_features`` for
@@ -71,7 +72,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         The kernel being approximated: a family name, with ``sigma`` (and ``nu``)
         below, or one of kmlib's own kernel objects ``kernels.gaussian(sigma)``,
         ``kernels.laplacian(gamma)`` or ``kernels.matern(nu, length_scale)``, whose
-        parameters are then used (leave ``sigma`` and ``nu`` at their defaults), so
+        parameters are then used (leave ``sigma`` and ``nu`` at None), so
         that RFF takes a ``Kernel`` like every other kmlib estimator.  With
         :math:`r = \|x - x'\|_2` the frequency law (spectral density) for
         :math:`w \in \mathbb R^d` is:
@@ -104,7 +105,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     nu : float, optional
         Matern smoothness :math:`\nu > 0` (``np.inf`` allowed).  Required when
         ``kernel="matern"``, and must be left ``None`` otherwise.
-    random_state : None, int or numpy.random.Generator, optional
+    random_state : None, int, numpy.random.Generator or RandomState, optional
         Source of randomness for the frequencies and phases.
 
     Attributes
@@ -118,9 +119,9 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         one in-place cosine; see its comments).
     """
 
-    def __init__(self, *, sigma: float = 1.0, n_features: int = 100,
+    def __init__(self, *, sigma: float | None = None, n_features: int = 100,
                  variant: Literal["cos_sin", "cos_phase"] = "cos_sin",
-                 kernel: Literal["gaussian", "laplacian", "matern"] = "gaussian",
+                 kernel: Literal["gaussian", "laplacian", "matern"] | Kernel = "gaussian",
                  nu: float | None = None, random_state: Seed = None) -> None:
         self.sigma = sigma
         self.n_features = n_features
@@ -133,10 +134,10 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         """(family, sigma, nu) from the ``kernel`` parameter: a name or a kmlib Kernel."""
         k = self.kernel
         if isinstance(k, Kernel):
-            if self.sigma != 1.0 or self.nu is not None:
+            if self.sigma is not None or self.nu is not None:
                 raise ValueError(
                     "with a Kernel object as kernel, its own parameters are used: leave "
-                    f"sigma=1.0 and nu=None; got sigma={self.sigma!r}, nu={self.nu!r}"
+                    f"sigma=None and nu=None; got sigma={self.sigma!r}, nu={self.nu!r}"
                 )
             family = spectral_family(k)
             if family is not None:
@@ -146,7 +147,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
                 f"features need the spectral density of a shift-invariant kernel); got {k!r}"
             )
         if isinstance(k, str) and k in _KERNELS:
-            return k, self.sigma, self.nu
+            return k, 1.0 if self.sigma is None else self.sigma, self.nu
         raise ValueError(
             f"kernel must be one of {_KERNELS} or a kmlib Gaussian, Laplacian or Matern "
             f"kernel; got {k!r}"

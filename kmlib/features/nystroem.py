@@ -62,7 +62,7 @@ class Nystroem(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         columns are read); ``components_`` then holds the landmarks' rows of the Gram matrix.
     n_components : int, default=100
         Number :math:`m` of landmarks; also the output dimension.
-    random_state : None, int or numpy.random.Generator, optional
+    random_state : None, int, numpy.random.Generator or RandomState, optional
         Source of randomness for choosing the landmarks.
     rtol : float, optional
         Eigenvalues of :math:`K_{mm}` (often numerically singular) at or below

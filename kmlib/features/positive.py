@@ -43,7 +43,7 @@ class PositiveRandomFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
     ----------
     n_features : int, default=100
         Number :math:`D` of random features (the output dimension).
-    random_state : None, int or numpy.random.Generator, optional
+    random_state : None, int, numpy.random.Generator or RandomState, optional
 
     Attributes
     ----------

@@ -145,6 +145,14 @@ class Kernel(ABC):
     def _diag(self, X: np.ndarray) -> np.ndarray:
         """Vector ``k(x_i, x_i)`` of validated inputs."""
 
+    def _paired(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray | None:
+        """Vector ``k(x_i, y_i)`` of validated rows of equal number, or None if not available.
+
+        Only the values on paired rows are computed (no Gram matrix); kernels without this
+        hook return None and callers take the diagonal of Gram matrices instead.
+        """
+        return None
+
     def _check(self, X: ArrayLike, name: str) -> np.ndarray:
         """Validate one input array; overridden by kernels with a restricted domain."""
         return check_matrix(X, name)
@@ -256,6 +264,10 @@ class _Sum(Kernel):
     def _gram(self, X, Y):
         return self.k1._gram(X, Y) + self.k2._gram(X, Y)
 
+    def _paired(self, X, Y):
+        a, b = self.k1._paired(X, Y), self.k2._paired(X, Y)
+        return None if a is None or b is None else a + b
+
     def _diag(self, X):
         return self.k1._diag(X) + self.k2._diag(X)
 
@@ -272,6 +284,10 @@ class _Product(Kernel):
 
     def _gram(self, X, Y):
         return self.k1._gram(X, Y) * self.k2._gram(X, Y)
+
+    def _paired(self, X, Y):
+        a, b = self.k1._paired(X, Y), self.k2._paired(X, Y)
+        return None if a is None or b is None else a * b
 
     def _diag(self, X):
         return self.k1._diag(X) * self.k2._diag(X)
@@ -291,6 +307,10 @@ class _Scaled(Kernel):
     def _gram(self, X, Y):
         return self.c * self.kernel._gram(X, Y)
 
+    def _paired(self, X, Y):
+        a = self.kernel._paired(X, Y)
+        return None if a is None else self.c * a
+
     def _diag(self, X):
         return self.c * self.kernel._diag(X)
 
@@ -308,6 +328,10 @@ class _Power(Kernel):
 
     def _gram(self, X, Y):
         return self.kernel._gram(X, Y) ** self.m
+
+    def _paired(self, X, Y):
+        a = self.kernel._paired(X, Y)
+        return None if a is None else a**self.m
 
     def _diag(self, X):
         return self.kernel._diag(X) ** self.m

@@ -32,61 +32,76 @@ __all__ = [
 ]
 
 
-class _Linear(Kernel):
+class _OfInner(Kernel):
+    """A kernel ``f(<x, y>)``: ``_profile`` maps an array of inner products to values."""
+
+    def _profile(self, G):
+        return G
+
     def _gram(self, X, Y):
-        return _inner(X, Y)
+        return self._profile(_inner(X, Y))
 
     def _diag(self, X):
-        return np.einsum("ij,ij->i", X, X)
+        return self._profile(np.einsum("ij,ij->i", X, X))
+
+    def _paired(self, X, Y):
+        return self._profile(np.einsum("ij,ij->i", X, Y))
+
+
+class _OfDistance(Kernel):
+    """A kernel ``f(|x - y|^2)``: ``_profile`` maps an array of squared distances to values."""
+
+    def _gram(self, X, Y):
+        return self._profile(_sq_dists(X, Y))
+
+    def _diag(self, X):
+        return self._profile(np.zeros(len(X)))
+
+    def _paired(self, X, Y):
+        D = X - Y
+        return self._profile(np.einsum("ij,ij->i", D, D))
+
+
+class _Linear(_OfInner):
 
     def __repr__(self):
         return "linear()"
 
 
-class _Polynomial(Kernel):
+class _Polynomial(_OfInner):
     def __init__(self, degree: int, c: float):
         self.degree, self.c = degree, c
 
-    def _gram(self, X, Y):
-        return (_inner(X, Y) + self.c) ** self.degree
-
-    def _diag(self, X):
-        return (np.einsum("ij,ij->i", X, X) + self.c) ** self.degree
+    def _profile(self, G):
+        return (G + self.c) ** self.degree
 
     def __repr__(self):
         return f"polynomial(degree={self.degree}, c={self.c!r})"
 
 
-class _Gaussian(Kernel):
+class _Gaussian(_OfDistance):
     def __init__(self, sigma: float):
         self.sigma = sigma
 
-    def _gram(self, X, Y):
-        D = _sq_dists(X, Y)
+    def _profile(self, D):
         scale = 0.5 / self.sigma / self.sigma  # sigma**2 could overflow or underflow
         if np.isinf(scale):  # sigma below ~1e-154: the kernel is 1 at distance 0, else 0
             return (D == 0.0).astype(float)
         D *= -scale
         return np.exp(D, out=D)
 
-    def _diag(self, X):
-        return np.ones(len(X))
-
     def __repr__(self):
         return f"gaussian(sigma={self.sigma!r})"
 
 
-class _Laplacian(Kernel):
+class _Laplacian(_OfDistance):
     def __init__(self, gamma: float):
         self.gamma = gamma
 
-    def _gram(self, X, Y):
-        R = np.sqrt(_sq_dists(X, Y))
+    def _profile(self, D):
+        R = np.sqrt(D)
         R *= -self.gamma
         return np.exp(R, out=R)
-
-    def _diag(self, X):
-        return np.ones(len(X))
 
     def __repr__(self):
         return f"laplacian(gamma={self.gamma!r})"
@@ -192,13 +207,12 @@ def _matern_profile(r: np.ndarray, nu: float, length_scale: float) -> np.ndarray
     return out
 
 
-class _Matern(Kernel):
+class _Matern(_OfDistance):
     def __init__(self, nu: float, length_scale: float):
         self.nu, self.length_scale = nu, length_scale
 
-    def _gram(self, X, Y):
-        R = np.sqrt(_sq_dists(X, Y))
-        return _matern_profile(R, self.nu, self.length_scale)
+    def _profile(self, D):
+        return _matern_profile(np.sqrt(D), self.nu, self.length_scale)
 
     def _diag(self, X):
         return np.ones(len(X))
@@ -207,40 +221,31 @@ class _Matern(Kernel):
         return f"matern(nu={self.nu!r}, length_scale={self.length_scale!r})"
 
 
-class _Exponential(Kernel):
+class _Exponential(_OfInner):
     def __init__(self, sigma: float):
         self.sigma = sigma
 
-    def _gram(self, X, Y):
-        return np.exp(_inner(X, Y) / self.sigma / self.sigma)
-
-    def _diag(self, X):
-        return np.exp(np.einsum("ij,ij->i", X, X) / self.sigma / self.sigma)
+    def _profile(self, G):
+        return np.exp(G / self.sigma / self.sigma)
 
     def __repr__(self):
         return f"exponential(sigma={self.sigma!r})"
 
 
-class _Sigmoid(Kernel):
+class _Sigmoid(_OfInner):
     def __init__(self, a: float, b: float):
         self.a, self.b = a, b
 
-    def _gram(self, X, Y):
-        return np.tanh(self.a * _inner(X, Y) + self.b)
-
-    def _diag(self, X):
-        return np.tanh(self.a * np.einsum("ij,ij->i", X, X) + self.b)
+    def _profile(self, G):
+        return np.tanh(self.a * G + self.b)
 
     def __repr__(self):
         return f"sigmoid(a={self.a!r}, b={self.b!r})"
 
 
-class _SquaredDistance(Kernel):
-    def _gram(self, X, Y):
-        return _sq_dists(X, Y)
-
-    def _diag(self, X):
-        return np.zeros(len(X))
+class _SquaredDistance(_OfDistance):
+    def _profile(self, D):
+        return D
 
     def __repr__(self):
         return "squared_distance()"

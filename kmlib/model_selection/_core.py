@@ -4,7 +4,6 @@ See :mod:`kmlib.model_selection` for the conventions (folds, scaling, rank toler
 """
 from __future__ import annotations
 
-import contextlib
 import functools
 from typing import Any, Callable
 
@@ -35,7 +34,7 @@ def _one_blas_thread(func: Callable[..., Any]) -> Callable[..., Any]:
             shape = ()
         m, p = (shape[-2], shape[-1]) if len(shape) >= 2 else (shape[0] if shape else 0, 1)
         small = m * p * min(m, p) <= _SMALL_SVD_FLOPS
-        with one_blas_thread() if small else contextlib.nullcontext():
+        with one_blas_thread(when=small):
             return func(X, *args, **kwargs)
     return wrapper
 

@@ -15,8 +15,37 @@ from .._validation import (
 _METHODS = ("primal", "dual", "svd")
 
 
+#: Designs whose largest entry exceeds this are scaled before their squares are formed.
+_HUGE = 2.0**200
+
+
+def _pow2_scale(X: np.ndarray) -> float:
+    """A power of two ``s`` with ``max |X / s| <= 1`` when ``X`` is huge, else 1.
+
+    Beyond about 1.3e154 the products ``X^T X``, ``X X^T`` and the squared singular values
+    overflow, and the ridge filter ``d / (d^2 + lam)`` silently returns 0.  The ridge
+    solution of ``X`` with penalty ``lam`` is ``1/s`` times the one of ``X / s`` with
+    penalty ``lam / s^2``; scaling by a power of two is exact.
+    """
+    top = float(np.max(np.abs(X))) if X.size else 0.0
+    return float(2.0 ** np.frexp(top)[1]) if top > _HUGE else 1.0
+
+
+def _scaled_lam(lam: float, s: float, method: str) -> float:
+    """``lam / s^2``; a clear error when it vanishes where a method needs it positive."""
+    out = lam / s / s             # (s**2 itself may overflow)
+    if lam > 0 and out == 0 and method != "svd":
+        raise ValueError(
+            f"lam = {lam:g} is negligible next to X^T X for this design (max |X| > {s / 2:.3g});"
+            f" method={method!r} cannot be used. Use method='svd', or rescale X")
+    return out
+
+
 def _solve_many(X: np.ndarray, Y: np.ndarray, lam: float, method: str) -> np.ndarray:
     """Ridge coefficients for each column of ``Y`` (shape (n, k)) -> (p, k)."""
+    s = _pow2_scale(X)
+    if s != 1.0:
+        return _solve_many(X / s, Y, _scaled_lam(lam, s, method), method) / s
     n, p = X.shape
     if method == "primal":
         c = gram_cholesky(X, lam, "ridge with lam = 0 (method='primal')")
@@ -29,7 +58,13 @@ def _solve_many(X: np.ndarray, Y: np.ndarray, lam: float, method: str) -> np.nda
             )
         K = X @ X.T
         K[np.diag_indices(n)] += lam
-        c = sla.cho_factor(K, lower=False, overwrite_a=True, check_finite=False)
+        try:
+            c = sla.cho_factor(K, lower=False, overwrite_a=True, check_finite=False)
+        except np.linalg.LinAlgError as exc:  # lam lost in rounding next to X X^T
+            raise ValueError(
+                f"X X^T + lam I is numerically singular (lam is negligible next to X X^T, "
+                f"whose rank is below n = {n}); use method='svd' or 'primal', or a larger "
+                "lam") from exc
         return X.T @ sla.cho_solve(c, Y, check_finite=False)
     # method == "svd"
     U, d, Vt = np.linalg.svd(X, full_matrices=False)
@@ -48,6 +83,10 @@ def _cholesky_solve(X: np.ndarray, Y: np.ndarray, lam: float,
     n, p = X.shape
     if lam <= 0:
         return None
+    s = _pow2_scale(X)
+    if s != 1.0:
+        B = _cholesky_solve(X / s, Y, lam / s / s, max_cond)
+        return None if B is None else B / s
     A = X.T @ X if p <= n else X @ X.T
     A.flat[:: A.shape[0] + 1] += lam
     norm1 = float(np.abs(A).sum(axis=0).max())

@@ -29,7 +29,7 @@ from .._validation import (
     finite_result,
     rank_tol,
 )
-from ._core import _check_method, _cholesky_solve, _filter, _shrink, _solve_many
+from ._core import _check_method, _cholesky_solve, _filter, _pow2_scale, _shrink, _solve_many
 from .spectral import (
     standardize,
 )
@@ -144,10 +144,11 @@ def ridge_path(X: ArrayLike, y: ArrayLike, lams: ArrayLike) -> np.ndarray:
     """
     X, y = check_Xy(X, y)
     lams = np.atleast_1d(check_lam(lams, "lams", allow_array=True))
-    U, d, Vt = np.linalg.svd(X, full_matrices=False)
+    s = _pow2_scale(X)                  # 1, or a power of two that keeps d**2 finite
+    U, d, Vt = np.linalg.svd(X / s if s != 1.0 else X, full_matrices=False)
     Uty = U.T @ y
-    F = np.stack([_filter(d, float(lam), X.shape) for lam in lams])  # (L, m)
-    return (F * Uty) @ Vt
+    F = np.stack([_filter(d, float(lam) / s / s, X.shape) for lam in lams])  # (L, m)
+    return (F * Uty) @ Vt / s
 
 
 @finite_result
@@ -168,8 +169,9 @@ def fitted_values_path(X: ArrayLike, y: ArrayLike, lams: ArrayLike) -> np.ndarra
     """
     X, y = check_Xy(X, y)
     lams = np.atleast_1d(check_lam(lams, "lams", allow_array=True))
-    U, d, _ = np.linalg.svd(X, full_matrices=False)
-    S = _shrink(d, lams, X.shape)  # (L, m)
+    s = _pow2_scale(X)                  # 1, or a power of two that keeps d**2 finite
+    U, d, _ = np.linalg.svd(X / s if s != 1.0 else X, full_matrices=False)
+    S = _shrink(d, lams / s / s, X.shape)  # (L, m)
     return (S * (U.T @ y)) @ U.T
 
 
@@ -300,7 +302,9 @@ class RidgeRegression(RegressorMixin, BaseEstimator):
             x_mean = u @ X if self.fit_intercept else np.zeros(p)
             Z, scale = X - x_mean, np.ones(p)
             if self.standardize:  # weighted: the root mean square under the weights u
-                scale = np.sqrt(u @ Z**2)
+                top = np.max(np.abs(Z), axis=0)        # scaled first: no overflow in Z**2
+                top[top == 0] = 1.0
+                scale = top * np.sqrt(u @ (Z / top) ** 2)
                 if np.any(scale <= 100 * EPS * np.max(np.abs(X), axis=0)):
                     raise ValueError("X has a column that is constant on the rows of positive "
                                      "weight; drop it or use standardize=False")

@@ -9,18 +9,16 @@ from typing import Any, Callable, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 
 from .._estimator_inputs import (
-    PairwiseTags,
+    BinaryKernelClassifier,
     check_solver_params,
     fit_inputs,
-    prediction_gram,
 )
 from .._linalg import one_blas_thread
 from .._validation import (
     check_feature_names,
-    check_fitted,
     check_gram_psd,
     check_positive,
     check_sample_weight,
@@ -51,7 +49,7 @@ def C_from_lam(lam: float) -> float:
     return 1.0 / (2.0 * lam)
 
 
-class KernelSVM(PairwiseTags, ClassifierMixin, BaseEstimator):
+class KernelSVM(BinaryKernelClassifier):
     r"""C-support vector classifier with an intercept, fitted by SMO.
 
     Solves :math:`\max_a \sum_i a_i - \tfrac12\sum_{ij} a_i a_j y_i y_j K_{ij}`
@@ -77,7 +75,7 @@ class KernelSVM(PairwiseTags, ClassifierMixin, BaseEstimator):
         Stopping tolerance on the maximal KKT violation :math:`m(a) - M(a)`.
     max_iter : int
         Maximal number of SMO iterations; reaching it raises a
-        :class:`RuntimeWarning` and keeps the current iterate.
+        :class:`sklearn.exceptions.ConvergenceWarning` and keeps the current iterate.
 
     Attributes
     ----------
@@ -129,11 +127,6 @@ class KernelSVM(PairwiseTags, ClassifierMixin, BaseEstimator):
         """
         return C_from_lam(lam)
 
-    def __sklearn_tags__(self) -> Any:
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False  # two classes (see classes_)
-        return tags
-
     def _check_params(self) -> tuple[float, float, int]:
         tol, max_iter = check_solver_params(self.kernel, self.tol, self.max_iter)
         return (np.inf if self.C == np.inf else check_positive(self.C, "C")), tol, max_iter
@@ -182,7 +175,7 @@ class KernelSVM(PairwiseTags, ClassifierMixin, BaseEstimator):
                 f"KernelSVM: SMO stopped after max_iter={max_iter} iterations before the "
                 f"KKT violation fell below tol={tol:g}; the returned solution is approximate. "
                 "Increase max_iter or tol.",
-                RuntimeWarning,
+                ConvergenceWarning,
                 stacklevel=2,
             )
         sv = np.flatnonzero(a > 0.0)
@@ -191,11 +184,8 @@ class KernelSVM(PairwiseTags, ClassifierMixin, BaseEstimator):
         self.intercept_ = float(b)
         self.n_iter_ = int(n_iter)
         self.objective_ = objective
-        self.X_fit_ = X_fit
+        self._store_training(K, X_fit, y, classes)
         self.support_vectors_ = None if X_fit is None else X_fit[sv]
-        self.n_train_ = int(len(y))
-        self.classes_ = classes
-        self.n_features_in_ = int(K.shape[1] if X_fit is None else X_fit.shape[1])
         return self
 
     @finite_result
@@ -212,25 +202,4 @@ class KernelSVM(PairwiseTags, ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (m,)
         """
-        check_fitted(self, "dual_coef_")
-        check_feature_names(self, X, reset=False)
-        Kt = prediction_gram(self.kernel, X, self.X_fit_, self.n_train_, keep=self.support_,
-                             who=type(self).__name__)
-        return Kt @ self.dual_coef_ + self.intercept_
-
-    @finite_result
-    def predict(self, X: ArrayLike) -> np.ndarray:
-        r"""Predicted labels: ``classes_[1]`` where :math:`f(x) \ge 0`, else ``classes_[0]``.
-
-        With labels -1 and 1 this is :math:`\operatorname{sign} f(x)` (ties go to +1).
-
-        Parameters
-        ----------
-        X : array of shape (m, d), or (m, n_train) if ``kernel="precomputed"``
-
-        Returns
-        -------
-        ndarray of shape (m,)
-        """
-        positive = self.decision_function(X) >= 0.0
-        return self.classes_[positive.astype(int)]
+        return self._decision(X, keep="support_")

@@ -91,7 +91,9 @@ def independence_test(X: ArrayLike, Y: ArrayLike, *, kernel_x: KernelFunc,
     ``rng = np.random.default_rng(random_state)`` (or the Generator given), and
     ``null_distribution[b] = hsic(X, Y[perm])``.  K is centred once and each permutation
     costs one pass :math:`\sum_{ij} (HKH)_{ij} L_{\pi_i\pi_j}` (time O(n^2 B), memory
-    O(n^2)).  p-value :math:`(1 + \#\{b : \text{null}_b \ge \text{observed}\}) / (1 + B)`.
+    O(n^2)).  p-value :math:`(1 + \#\{b : \text{null}_b \ge \text{observed} - \tau\}) / (1 + B)`
+    with :math:`\tau = 10^{-9} \max|\tilde K| \max|L|`: statistics equal in exact
+    arithmetic count as ties, whatever the rounding of their sums.
 
     Parameters
     ----------
@@ -100,7 +102,7 @@ def independence_test(X: ArrayLike, Y: ArrayLike, *, kernel_x: KernelFunc,
         Kernels ``k(A, B)`` on the x's and on the y's, e.g. ``kmlib.kernels.gaussian(1.0)``.
     n_permutations : int, default 1000
         The number B >= 1 of permutations.
-    random_state : None, int or numpy.random.Generator, optional
+    random_state : None, int, numpy.random.Generator or RandomState, optional
 
     Returns
     -------
@@ -146,4 +148,5 @@ def independence_test(X: ArrayLike, Y: ArrayLike, *, kernel_x: KernelFunc,
     with one_blas_thread():  # threaded dots, one per block, only spin on a busy machine
         observed = stat(np.arange(n))  # computed exactly as the null values
         null = np.array([stat(rng.permutation(n)) for _ in range(B)])
-    return TestResult(observed, p_value(observed, null), null)
+    scale = float(np.max(np.abs(Kc))) * float(np.max(np.abs(L))) if n else 0.0
+    return TestResult(observed, p_value(observed, null, scale), null)

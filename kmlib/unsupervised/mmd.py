@@ -14,9 +14,10 @@ from numpy.typing import ArrayLike
 from scipy.spatial.distance import pdist
 
 from .._estimator_inputs import gram
-from .._linalg import dot, one_blas_thread
+from .._linalg import dot
 from .._typing import KernelFunc, Seed
 from .._validation import check_int, check_kernel, check_matrix, check_rng, finite_result
+from ..kernels import Kernel
 from ._common import p_value, samples
 
 __all__ = ["TestResult", "mmd2", "mmd2_linear", "median_heuristic", "two_sample_test"]
@@ -32,7 +33,8 @@ class TestResult(NamedTuple):
     """Outcome of a permutation test: ``(statistic, p_value, null_distribution)``.
 
     ``statistic`` is the observed value, ``null_distribution[b]`` its value on the b-th
-    permuted sample, and ``p_value = (1 + #{null_distribution >= statistic}) / (1 + B)``.
+    permuted sample, and ``p_value = (1 + #{null_distribution >= statistic - tol}) / (1 + B)``
+    (``tol`` a tiny multiple of the scale of the kernel values: ties survive rounding).
     """
 
     __test__ = False  # not a pytest test class, whatever its name
@@ -85,19 +87,33 @@ def mmd2(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc, unbiased: bool = Fal
                  + (Kyy.sum() - np.trace(Kyy)) / (n * (n - 1)) - cross)
 
 
-@one_blas_thread()  # many small Gram matrices: BLAS threads would only spin
 def _linear_h(kernel: KernelFunc, X: np.ndarray, Y: np.ndarray, ix: np.ndarray,
-              iy: np.ndarray) -> np.ndarray:
-    """The terms ``h(z_{2i-1}, z_{2i})`` of the rows ``X[ix]`` and ``Y[iy]``."""
+              iy: np.ndarray, top: list[float] | None = None) -> np.ndarray:
+    """The terms ``h(z_{2i-1}, z_{2i})`` of the rows ``X[ix]`` and ``Y[iy]``.
+
+    A kmlib kernel is evaluated on the paired rows only (4 values per term); another
+    callable on blocks of pairs, whose Gram matrices' diagonals are used.  ``top``, if
+    given, receives the largest absolute kernel value used (the scale of ties).
+    """
     m2 = min(len(ix), len(iy)) // 2
-    h = np.empty(m2)
-    for s in range(0, m2, _PAIR_BLOCK):
-        e = min(s + _PAIR_BLOCK, m2)
-        r, i = e - s, np.arange(e - s)
-        odd = np.concatenate([X[ix[2 * s:2 * e:2]], Y[iy[2 * s:2 * e:2]]])
-        even = np.concatenate([X[ix[2 * s + 1:2 * e:2]], Y[iy[2 * s + 1:2 * e:2]]])
-        G = gram(kernel, odd, even)  # rows x_{2i-1}, y_{2i-1}; columns x_{2i}, y_{2i}
-        h[s:e] = G[i, i] + G[i + r, i + r] - G[i, i + r] - G[i + r, i]
+    xo, xe = X[ix[0:2 * m2:2]], X[ix[1:2 * m2:2]]
+    yo, ye = Y[iy[0:2 * m2:2]], Y[iy[1:2 * m2:2]]
+    paired = getattr(kernel, "_paired", None) if isinstance(kernel, Kernel) else None
+    parts = None if paired is None else [paired(a, b) for a, b in
+                                         ((xo, xe), (yo, ye), (xo, ye), (xe, yo))]
+    if parts is None or any(p is None for p in parts):
+        h = np.empty(m2)
+        parts = [np.empty(m2) for _ in range(4)]
+        for s in range(0, m2, _PAIR_BLOCK):
+            e = min(s + _PAIR_BLOCK, m2)
+            r, i = e - s, np.arange(e - s)
+            G = gram(kernel, np.concatenate([xo[s:e], yo[s:e]]),
+                     np.concatenate([xe[s:e], ye[s:e]]))  # rows x_odd, y_odd; cols x_even, y_even
+            parts[0][s:e], parts[1][s:e] = G[i, i], G[i + r, i + r]
+            parts[2][s:e], parts[3][s:e] = G[i, i + r], G[i + r, i]
+    h = parts[0] + parts[1] - parts[2] - parts[3]
+    if top is not None and m2:
+        top.append(max(float(np.max(np.abs(p))) for p in parts))
     return h
 
 
@@ -108,8 +124,9 @@ def mmd2_linear(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc) -> float:
     With :math:`m` = min(len(X), len(Y)) rounded down to even and :math:`z_i = (x_i, y_i)`,
     the mean over :math:`i \le m/2` of :math:`h(z_{2i-1}, z_{2i})`, where
     :math:`h((x, y), (x', y')) = k(x, x') + k(y, y') - k(x, y') - k(x', y)`: an unbiased
-    estimate of MMD² from independent terms.  The kernel is evaluated on paired rows only,
-    64 pairs per call: time and memory O(m), no Gram matrix of the samples.
+    estimate of MMD² from independent terms.  A kmlib kernel is evaluated on the paired
+    rows only (4 values per term); another callable on blocks of 64 pairs.  Time and memory
+    O(m), no Gram matrix of the samples.
 
     Parameters
     ----------
@@ -144,15 +161,18 @@ def median_heuristic(X: ArrayLike, Y: ArrayLike | None = None, *, max_samples: i
 
     The usual width ``sigma`` of ``kmlib.kernels.gaussian(sigma)`` in kernel tests.  Above
     ``max_samples`` pooled points it uses the subsample
-    ``Z[np.sort(rng.choice(len(Z), max_samples, replace=False))]`` with
-    ``rng = np.random.default_rng(random_state)`` (fixed by default: same data, same width).
+    ``S[np.sort(rng.choice(len(Z), max_samples, replace=False))]`` of the rows ``S`` of ``Z``
+    in lexicographic order, with ``rng = np.random.default_rng(random_state)`` (fixed by
+    default: same data, same width).  Sorting first makes the width a function of the set
+    of points: it does not change when the points are reordered or relabelled between X and
+    Y, which keeps a permutation test that uses it exact.
 
     Parameters
     ----------
     X, Y : array-like of shape (m, d) and (n, d), Y optional; 1-D means points on a line
     max_samples : int, default 2000
         At most this many points (>= 2) enter the O(N^2) distance computation.
-    random_state : None, int or numpy.random.Generator, default 0
+    random_state : None, int, numpy.random.Generator or RandomState, default 0
 
     Returns
     -------
@@ -176,6 +196,7 @@ def median_heuristic(X: ArrayLike, Y: ArrayLike | None = None, *, max_samples: i
     if len(Z) < 2:
         raise ValueError(f"the pooled sample must have at least 2 points; got {len(Z)}")
     if len(Z) > cap:
+        Z = Z[np.lexsort(Z.T[::-1])]       # an order that does not depend on the labels
         Z = Z[np.sort(rng.choice(len(Z), size=cap, replace=False))]
     med = float(np.median(pdist(Z)))
     if not med > 0:
@@ -215,7 +236,9 @@ def two_sample_test(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc,
     call ``perm = rng.permutation(N)``, ``rng = np.random.default_rng(random_state)`` (or
     the Generator given), and ``null_distribution[b]`` is the statistic of
     ``Z[perm[:m]]`` against ``Z[perm[m:]]``.  p-value:
-    :math:`(1 + \#\{b : \text{null}_b \ge \text{observed}\}) / (1 + B)`, exact at any B.
+    :math:`(1 + \#\{b : \text{null}_b \ge \text{observed} - \tau\}) / (1 + B)`, exact at any
+    B; :math:`\tau = 10^{-9} \max |k|` (the largest kernel value used) counts statistics
+    equal in exact arithmetic as ties, whatever the rounding of their sums.
     ``"unbiased"`` and ``"biased"`` (:func:`mmd2`) use one Gram matrix of Z and blocks of
     matrix products (time O(N^2 B), memory O(N^2)); ``"linear"`` (:func:`mmd2_linear`)
     recomputes the linear statistic (time O(N B), memory O(N)).
@@ -228,7 +251,7 @@ def two_sample_test(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc,
     n_permutations : int, default 1000
         The number B >= 1 of permutations.
     statistic : {"unbiased", "biased", "linear"}, default "unbiased"
-    random_state : None, int or numpy.random.Generator, optional
+    random_state : None, int, numpy.random.Generator or RandomState, optional
 
     Returns
     -------
@@ -261,12 +284,13 @@ def two_sample_test(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc,
     m, N = len(X), len(X) + len(Y)
     Z = np.concatenate([X, Y])
     if statistic == "linear":
-        observed = float(np.mean(_linear_h(kernel, X, Y, np.arange(m), np.arange(N - m))))
+        top: list[float] = [0.0]
+        observed = float(np.mean(_linear_h(kernel, X, Y, np.arange(m), np.arange(N - m), top)))
         null = np.empty(B)
-        with one_blas_thread():  # set once, not once per permutation
-            for b in range(B):
-                perm = rng.permutation(N)
-                null[b] = np.mean(_linear_h(kernel, Z, Z, perm[:m], perm[m:]))
+        for b in range(B):
+            perm = rng.permutation(N)
+            null[b] = np.mean(_linear_h(kernel, Z, Z, perm[:m], perm[m:], top))
+        scale = max(top)
     else:
         K = gram(kernel, Z, what="kernel(Z) of the pooled sample Z")
         unbiased = statistic == "unbiased"
@@ -274,4 +298,5 @@ def two_sample_test(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc,
         null = np.concatenate([
             _quadratic_null(K, m, np.array([rng.permutation(N) for _ in range(b)]), unbiased)
             for b in np.diff(np.r_[0:B:_PERM_BLOCK, B])])
-    return TestResult(observed, p_value(observed, null), null)
+        scale = float(np.max(np.abs(K))) if K.size else 0.0
+    return TestResult(observed, p_value(observed, null, scale), null)
