@@ -643,14 +643,12 @@ def _site_facts(app, config) -> None:
     """
     import datetime
     import os
+    import re
 
-    try:
-        import tomllib
-    except ImportError:  # pragma: no cover - Python 3.10
-        import tomli as tomllib
+    # the one version number: kmlib.__version__ (pyproject.toml reads it from there too)
     root = _project_root(Path(app.srcdir))
-    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    config.kmbook_version = project["version"]
+    init = (root / "kmlib" / "__init__.py").read_text(encoding="utf-8")
+    config.kmbook_version = re.search(r'^__version__ = "([^"]+)"', init, flags=re.M).group(1)
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     when = (datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc) if epoch
             else datetime.datetime.now(datetime.timezone.utc))
