@@ -35,8 +35,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import plain_notebook  # noqa: E402
+import plain_notebook  # _ext/ is on sys.path: a local extension folder (and the tests' pythonpath)
 
 NOTEBOOKS_ZIP = "kmbook-notebooks.zip"
 
@@ -76,11 +75,24 @@ def _with_cached_outputs(app, path: Path):
     return nb
 
 
-def _student(app, nb, sheet: str):
-    scripts = _project_root(Path(app.srcdir)) / "scripts"
-    sys.path.insert(0, str(scripts))
-    import make_exercises
+def _make_exercises(scripts: Path):
+    """Return the student-version generator, loaded once from its file.
 
+    ``scripts/make_exercises.py`` is loaded without putting ``scripts/`` on ``sys.path``.
+    """
+    import importlib.util
+
+    if "make_exercises" in sys.modules:
+        return sys.modules["make_exercises"]
+    spec = importlib.util.spec_from_file_location("make_exercises", scripts / "make_exercises.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["make_exercises"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _student(app, nb, sheet: str):
+    make_exercises = _make_exercises(_project_root(Path(app.srcdir)) / "scripts")
     out = make_exercises.student_version(nb, sheet)
     for cell in out.cells:
         if cell.cell_type == "code":
