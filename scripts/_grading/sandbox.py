@@ -389,10 +389,24 @@ class Proc:
         self.read_bytes = 0
         self.overflow = False
 
-    def write(self, data: bytes) -> bool:
+    def write(self, data: bytes, deadline: float) -> bool:
+        """Write ``data`` by the ``deadline``; False if the process stops reading or exits.
+
+        The pipe is non-blocking: a sandbox that keeps its input open but never reads it
+        cannot hold the grader in a write.
+        """
         try:
-            self.popen.stdin.write(data)
-            self.popen.stdin.flush()
+            fd = self.popen.stdin.fileno()
+            os.set_blocking(fd, False)
+            view = memoryview(data)
+            while view:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([], [fd], [], left)[1]:
+                    return False
+                try:
+                    view = view[os.write(fd, view):]
+                except BlockingIOError:
+                    continue
             return True
         except (BrokenPipeError, OSError, ValueError):
             return False
@@ -493,11 +507,11 @@ class Sandbox:
         job = {"steps": steps, "names": [c.names for c in sheet.checks],
                "timeout": limits.timeout, "limits": limits.inside(limits.timeout + 5)}
         proc = Proc(self._cmd(limits, "run_student.py"))
-        proc.write(json.dumps(job).encode())
+        deadline = time.monotonic() + limits.timeout + limits.grace
+        proc.write(json.dumps(job).encode(), deadline)
         proc.close_input()
         answers: dict = {}
         report = None
-        deadline = time.monotonic() + limits.timeout + limits.grace
         while True:
             line = proc.line(deadline)
             if line is None:
@@ -554,7 +568,8 @@ class Sandbox:
         inside = Limits(memory_mb=max(limits.memory_mb, 2048), processes=limits.processes)
         checks.write(json.dumps({"limits": inside.inside(CHECKS_SECONDS * len(sheet.checks)
                                                           + limits.timeout + limits.grace),
-                                 "imports": sheet.imports}).encode() + b"\n")
+                                 "imports": sheet.imports}).encode() + b"\n",
+                     time.monotonic() + CHECKS_SECONDS)
         return checks
 
     def _run_checks(self, checks: Proc, answers: dict, sheet, limits: Limits) -> list | str:
@@ -564,7 +579,7 @@ class Sandbox:
         deadline = time.monotonic() + CHECKS_SECONDS * len(sheet.checks) + GRACE_SECONDS
         results: list | str = "the grading process failed"
         try:
-            checks.write(json.dumps(job).encode() + b"\n")
+            checks.write(json.dumps(job).encode() + b"\n", deadline)
             while True:
                 message = _message(checks.line(deadline))
                 if not isinstance(message, dict):
@@ -583,12 +598,13 @@ class Sandbox:
                         function.kill()
                     function = Proc(self._cmd(limits, "run_function.py"))
                     function.write(json.dumps({"limits": limits.inside(limits.timeout),
-                                               "imports": sheet.imports}).encode() + b"\n")
+                                               "imports": sheet.imports}).encode() + b"\n",
+                                   deadline)
                 reply = None
+                until = min(deadline, time.monotonic() + FUNCTION_SECONDS)
                 if function.write(json.dumps({k: call.get(k) for k in ("fn", "args", "kwargs")})
-                                  .encode() + b"\n"):
-                    reply = _message(function.line(min(deadline,
-                                                       time.monotonic() + FUNCTION_SECONDS)))
+                                  .encode() + b"\n", until):
+                    reply = _message(function.line(until))
                 if not isinstance(reply, dict) or not ({"value", "error"} & set(reply)):
                     function.kill()
                     function = None
@@ -596,7 +612,7 @@ class Sandbox:
                                        f"within {FUNCTION_SECONDS} s or within its limits"]}
                 reply = {k: reply[k] for k in ("value", "error") if k in reply}
                 reply["id"] = call.get("id")
-                if not checks.write(json.dumps(reply).encode() + b"\n"):
+                if not checks.write(json.dumps(reply).encode() + b"\n", deadline):
                     break
         finally:
             checks.kill()
