@@ -393,3 +393,56 @@ def test_the_checks_process_is_not_dumpable():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)
     assert done.stdout.split() == ["1", "0"], done.stderr
+
+
+# A function answer that, at its first call, points its process's standard input at a pipe
+# of its own and keeps the grader's pipe open unread; its global ``BIG`` makes each later
+# call's message larger than a pipe holds, so a blocking write to it would never return.
+STALLER = '''
+BIG = "x" * 200_000
+def square(x):
+    import os
+    if len(BIG) and not hasattr(os, "_kept"):
+        os._kept = (os.dup(0), os.pipe())
+        os.dup2(os._kept[1][0], 0)
+    return x * x
+'''
+
+
+def test_a_function_that_stops_reading_cannot_stall_the_grader(tmp_path):
+    """The grader writes to every sandbox under a deadline: the staller loses the 3 points
+    of ``square`` (its second call is not delivered within the function's time) and the
+    class after it is graded; a blocking write would hang the whole run."""
+    (sol_path, _), = make_exercises.generate(tmp_path / "gen", [TINY])
+    solution = nbformat.read(sol_path, as_version=4)
+    folder = tmp_path / "class"
+    folder.mkdir()
+    nbformat.write(_with_cell(solution, "return x * x", STALLER), folder / "staller.ipynb")
+    nbformat.write(solution, folder / "zoe.ipynb")
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "grade.py"), str(folder),
+                           "--sheet", str(TINY), "--sheets-dir", str(SHEETS),
+                           "--timeout", str(LIMITS.timeout)],
+                          capture_output=True, text=True, timeout=sandbox.FUNCTION_SECONDS * 4
+                          + 3 * LIMITS.timeout)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert _totals(folder) == {"staller": FULL - SQUARE, "zoe": FULL}
+
+
+def test_file_names_cannot_make_two_students_share_a_name(tmp_path):
+    """``bob.txt`` makes ``bob.ipynb`` be named by its file name, "bob.ipynb", which is also
+    the stem of ``bob.ipynb.ipynb``: every submission still gets a name of its own (its own
+    rows and its own feedback page), so no one's page or rows are taken by another's."""
+    (sol_path, _), = make_exercises.generate(tmp_path / "gen", [TINY])
+    solution = nbformat.read(sol_path, as_version=4)
+    folder = tmp_path / "class"
+    folder.mkdir()
+    nbformat.write(solution, folder / "bob.ipynb")
+    (folder / "bob.txt").write_text("not a notebook")
+    wrong = nbformat.from_dict(solution)
+    wrong.cells = [c for c in wrong.cells if "evens = list" not in c.source]
+    nbformat.write(wrong, folder / "bob.ipynb.ipynb")
+    results = grade.grade(folder, sheet_path=TINY, sheets_dir=SHEETS, limits=LIMITS)
+    names = [r.student for r in results]
+    assert len(set(names)) == 3, names
+    assert len(list((folder / "feedback").iterdir())) == 3
+    assert sorted(_totals(folder).values()) == [0, FULL - EVENS, FULL]
