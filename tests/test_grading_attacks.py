@@ -446,3 +446,38 @@ def test_file_names_cannot_make_two_students_share_a_name(tmp_path):
     assert len(set(names)) == 3, names
     assert len(list((folder / "feedback").iterdir())) == 3
     assert sorted(_totals(folder).values()) == [0, FULL - EVENS, FULL]
+
+
+# A line of answers that costs the grader far more memory parsed than its size: 3 million
+# empty ``{}`` (9 MB of text, some 200 MB of dicts in the grader's process; the 256 MB a
+# notebook may send would be gigabytes). Sent before the first check cell, it would take
+# the place of the notebook's answers for check 0 (the first answers of a check count).
+SWELL = '''
+import os
+line = b'{"answers": {"0": {"junk": {"t": "list", "v": [' + b"{}," * 3_000_000 + b'{}]}}}}\\n'
+for fd in range(3, 64):
+    try:
+        os.write(fd, line)
+    except OSError:
+        pass
+'''
+
+
+def test_answers_that_swell_when_parsed_are_refused(tmp_path):
+    """The grader counts the JSON values of a line before parsing it and refuses more than
+    :data:`sandbox.MAX_LINE_VALUES` (and more than :data:`sandbox.MAX_ANSWER_VALUES` in a
+    notebook's answers): the swollen line is dropped and the notebook keeps full marks."""
+    from _grading import codec
+
+    swollen = b'{"answers": {"0": {"x": [' + b"{}," * (sandbox.MAX_LINE_VALUES + 1) + b"{}]}}}"
+    assert codec.json_values(swollen) > sandbox.MAX_LINE_VALUES
+    assert sandbox._message(swollen) is None
+    assert sandbox._message(b'{"answers": {"0": {"x": {"t": "py", "v": "a,b:[{"}}}}') == {
+        "answers": {"0": {"x": {"t": "py", "v": "a,b:[{"}}}}
+    (sol_path, _), = make_exercises.generate(tmp_path / "gen", [TINY])
+    solution = nbformat.read(sol_path, as_version=4)
+    folder = tmp_path / "class"
+    folder.mkdir()
+    nbformat.write(_with_cell(solution, "area = math.pi", SWELL), folder / "swell.ipynb")
+    grade.grade(folder, sheet_path=TINY, sheets_dir=SHEETS, limits=LIMITS)
+    assert _totals(folder) == {"swell": FULL}

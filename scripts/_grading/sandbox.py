@@ -69,6 +69,8 @@ STUDENT_UID = 65534                # nobody (inside a user namespace)
 FREE_UIDS = (1_000_000_000, 2_000_000_000)  # root mode: a fresh unused user id per sandbox
 MAX_STREAM_BYTES = 256 * 2**20     # what the grader reads from a sandbox
 MAX_LINE_BYTES = 64 * 2**20
+MAX_LINE_VALUES = 2_000_000        # JSON values in one line from a sandbox (codec.json_values)
+MAX_ANSWER_VALUES = 4_000_000      # in all the answers of one notebook the grader keeps
 STAGED = ("run_student.py", "run_checks.py", "run_function.py", "codec.py")
 BWRAP_MISSING = ("bubblewrap (bwrap) is not available or cannot create namespaces here: "
                  "student code could read the lecturer's files")
@@ -452,11 +454,11 @@ class Proc:
         return self.popen.wait()
 
 
-def _message(line: bytes | None):
+def _message(line: bytes | None, max_values: int = MAX_LINE_VALUES):
     if line is None:
         return None
     try:
-        return codec.loads(line, MAX_LINE_BYTES)
+        return codec.loads(line, MAX_LINE_BYTES, max_values=max(max_values, 0))
     except codec.DataError:
         return None
 
@@ -512,14 +514,16 @@ class Sandbox:
         proc.close_input()
         answers: dict = {}
         report = None
+        left = MAX_ANSWER_VALUES  # what the grader keeps in memory, parsed
         while True:
             line = proc.line(deadline)
             if line is None:
                 break
-            message = _message(line)
+            message = _message(line, min(left, MAX_LINE_VALUES))
             if not isinstance(message, dict):
                 continue
             if isinstance(message.get("answers"), dict):
+                left -= codec.json_values(line)
                 for key, values in message["answers"].items():
                     if isinstance(values, dict):
                         answers.setdefault(str(key), values)
