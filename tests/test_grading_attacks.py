@@ -481,3 +481,32 @@ def test_answers_that_swell_when_parsed_are_refused(tmp_path):
     nbformat.write(_with_cell(solution, "area = math.pi", SWELL), folder / "swell.ipynb")
     grade.grade(folder, sheet_path=TINY, sheets_dir=SHEETS, limits=LIMITS)
     assert _totals(folder) == {"swell": FULL}
+
+
+# Six processes of 300 MB each: every one within the address-space limit of a process, and
+# together far above the notebook's memory. If they live, the notebook spoils its ``area``.
+SPREAD = '''
+import os, time
+for _ in range(6):
+    if os.fork() == 0:
+        block = b"\\x01" * (300 * 2**20)
+        time.sleep(60)
+        os._exit(0)
+time.sleep(10)
+area = 0.0
+'''
+
+
+def test_memory_spread_over_processes_is_limited(tmp_path):
+    """The grader adds up the resident memory of a sandbox's processes and stops it above
+    ``Limits.memory_mb``: the notebook is stopped before its first check cell (0 points, a
+    note saying why), instead of holding 1.8 GB of a 1 GB limit for a minute."""
+    (sol_path, _), = make_exercises.generate(tmp_path / "gen", [TINY])
+    solution = nbformat.read(sol_path, as_version=4)
+    folder = tmp_path / "class"
+    folder.mkdir()
+    nbformat.write(_with_cell(solution, "area = math.pi", SPREAD), folder / "spread.ipynb")
+    grade.grade(folder, sheet_path=TINY, sheets_dir=SHEETS, limits=LIMITS)
+    assert _totals(folder) == {"spread": 0}
+    page = (folder / "feedback" / "spread.html").read_text(encoding="utf-8")
+    assert f"more than {LIMITS.memory_mb} MB of memory" in page

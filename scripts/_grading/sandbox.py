@@ -71,6 +71,7 @@ MAX_STREAM_BYTES = 256 * 2**20     # what the grader reads from a sandbox
 MAX_LINE_BYTES = 64 * 2**20
 MAX_LINE_VALUES = 2_000_000        # JSON values in one line from a sandbox (codec.json_values)
 MAX_ANSWER_VALUES = 4_000_000      # in all the answers of one notebook the grader keeps
+MEMORY_POLL = 0.25                 # seconds between two looks at a sandbox's resident memory
 STAGED = ("run_student.py", "run_checks.py", "run_function.py", "codec.py")
 BWRAP_MISSING = ("bubblewrap (bwrap) is not available or cannot create namespaces here: "
                  "student code could read the lecturer's files")
@@ -384,12 +385,50 @@ def _spawn(cmd: list[str], **kwargs) -> subprocess.Popen:
 class Proc:
     """A sandboxed process with pipes: lines in and out, each read under a deadline and a cap."""
 
-    def __init__(self, cmd: list[str]):
+    def __init__(self, cmd: list[str], max_rss_mb: int | None = None):
         self.popen = _spawn(cmd, start_new_session=True, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.buffer = b""
         self.read_bytes = 0
         self.overflow = False
+        self.max_rss = None if max_rss_mb is None else max_rss_mb * 2**20
+        self.memory_exceeded = False
+        self.looked = 0.0
+
+    def rss(self) -> int:
+        """Resident memory of all the sandbox's processes (every descendant of its bwrap).
+
+        The address-space limit holds per process; this sum is what a notebook that forks
+        many large processes uses of the machine. Orphans are adopted by the sandbox's own
+        first process, so they stay descendants.
+        """
+        children: dict[int, list[int]] = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat", "rb") as f:
+                        stat = f.read()
+                    ppid = int(stat[stat.rindex(b")") + 2:].split()[1])
+                except (OSError, ValueError, IndexError):
+                    continue
+                children.setdefault(ppid, []).append(int(entry))
+        total, todo, page = 0, [self.popen.pid], os.sysconf("SC_PAGE_SIZE")
+        while todo:
+            pid = todo.pop()
+            todo += children.get(pid, [])
+            try:
+                with open(f"/proc/{pid}/statm", "rb") as f:
+                    total += int(f.read().split()[1]) * page
+            except (OSError, ValueError, IndexError):
+                pass
+        return total
+
+    def _memory_ok(self) -> bool:
+        if self.max_rss is None or time.monotonic() - self.looked < MEMORY_POLL:
+            return not self.memory_exceeded
+        self.looked = time.monotonic()
+        self.memory_exceeded = self.memory_exceeded or self.rss() > self.max_rss
+        return not self.memory_exceeded
 
     def write(self, data: bytes, deadline: float) -> bool:
         """Write ``data`` by the ``deadline``; False if the process stops reading or exits.
@@ -424,10 +463,11 @@ class Proc:
         fd = self.popen.stdout.fileno()
         while b"\n" not in self.buffer:
             left = deadline - time.monotonic()
-            if left <= 0 or self.overflow:
+            if left <= 0 or self.overflow or not self._memory_ok():
                 return None
-            if not select.select([fd], [], [], left)[0]:
-                return None
+            wait = left if self.max_rss is None else min(left, MEMORY_POLL)
+            if not select.select([fd], [], [], wait)[0]:
+                continue
             chunk = os.read(fd, 1 << 20)
             if not chunk:
                 return None
@@ -508,7 +548,7 @@ class Sandbox:
         notes: list[str] = []
         job = {"steps": steps, "names": [c.names for c in sheet.checks],
                "timeout": limits.timeout, "limits": limits.inside(limits.timeout + 5)}
-        proc = Proc(self._cmd(limits, "run_student.py"))
+        proc = Proc(self._cmd(limits, "run_student.py"), max_rss_mb=limits.memory_mb)
         deadline = time.monotonic() + limits.timeout + limits.grace
         proc.write(json.dumps(job).encode(), deadline)
         proc.close_input()
@@ -531,7 +571,11 @@ class Sandbox:
                 report = message["report"]  # the last one counts
         timed_out = time.monotonic() >= deadline
         status = proc.kill()
-        if proc.overflow:
+        if proc.memory_exceeded:
+            notes.append(f"the notebook's processes together used more than "
+                         f"{limits.memory_mb} MB of memory (a limit): it was stopped and "
+                         "graded on the answers given at the check cells it had reached")
+        elif proc.overflow:
             notes.append(f"the notebook's answers exceeded {MAX_STREAM_BYTES // 2**20} MB (a "
                          "limit): it was stopped and graded on the answers sent before")
         elif timed_out:
@@ -600,7 +644,8 @@ class Sandbox:
                 if function is None or function.popen.poll() is not None:
                     if function is not None:
                         function.kill()
-                    function = Proc(self._cmd(limits, "run_function.py"))
+                    function = Proc(self._cmd(limits, "run_function.py"),
+                                    max_rss_mb=limits.memory_mb)
                     function.write(json.dumps({"limits": limits.inside(limits.timeout),
                                                "imports": sheet.imports}).encode() + b"\n",
                                    deadline)
