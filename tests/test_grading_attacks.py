@@ -311,9 +311,9 @@ def test_hostile_class_as_an_ordinary_user():
 
 
 def test_a_function_answer_cannot_reach_the_reference(tmp_path):
-    """Sheet 4 (six checks of 1 point): ``matern32``/``matern52`` look for the lecturer's
+    """Sheet 4 (seven checks of 1 point): ``matern32``/``matern52`` look for the lecturer's
     Matérn function (importing ``_grading.reference.ch04``, walking the callers' frames) and
-    return it if found, else a wrong kernel: only ``check_matern`` fails, 5 of 6."""
+    return it if found, else a wrong kernel: only ``check_matern`` fails, 6 of 7."""
     sheet = ROOT / "exercises" / "04_kernels.md"
     (sol_path, _), = make_exercises.generate(tmp_path / "gen", [sheet])
     solution = nbformat.read(sol_path, as_version=4)
@@ -348,7 +348,7 @@ def matern52(r, ell):
     grade.grade(folder, limits=sandbox.Limits(timeout=120, memory_mb=2048, grace=5))
     rows = _read_csv(folder / "grades.csv")
     assert [r["check"] for r in rows if r["passed"] == "no"] == ["check_matern"]
-    assert _totals(folder) == {"thief": 5}
+    assert _totals(folder) == {"thief": 6}
 
 
 def test_the_grader_reads_untrusted_json_safely():
