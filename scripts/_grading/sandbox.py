@@ -382,6 +382,22 @@ def _spawn(cmd: list[str], **kwargs) -> subprocess.Popen:
         os.close(fd)
 
 
+def _pss(pid: int, page: int) -> int:
+    """The proportional set size of ``pid`` (its resident size if that cannot be read)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as f:
+            for row in f:
+                if row.startswith(b"Pss:"):
+                    return int(row.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as f:
+            return int(f.read().split()[1]) * page
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 class Proc:
     """A sandboxed process with pipes: lines in and out, each read under a deadline and a cap."""
 
@@ -396,11 +412,13 @@ class Proc:
         self.looked = 0.0
 
     def rss(self) -> int:
-        """Resident memory of all the sandbox's processes (every descendant of its bwrap).
+        """Memory of all the sandbox's processes (every descendant of its bwrap), in bytes.
 
         The address-space limit holds per process; this sum is what a notebook that forks
         many large processes uses of the machine. Orphans are adopted by the sandbox's own
-        first process, so they stay descendants.
+        first process, so they stay descendants. Each process counts its proportional
+        share of the pages it shares (``Pss``: forked children share their parent's), or
+        all its resident pages when that share cannot be read.
         """
         children: dict[int, list[int]] = {}
         for entry in os.listdir("/proc"):
@@ -416,11 +434,7 @@ class Proc:
         while todo:
             pid = todo.pop()
             todo += children.get(pid, [])
-            try:
-                with open(f"/proc/{pid}/statm", "rb") as f:
-                    total += int(f.read().split()[1]) * page
-            except (OSError, ValueError, IndexError):
-                pass
+            total += _pss(pid, page)
         return total
 
     def _memory_ok(self) -> bool:
