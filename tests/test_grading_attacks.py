@@ -410,9 +410,24 @@ def square(x):
 
 
 def test_a_function_that_stops_reading_cannot_stall_the_grader(tmp_path):
-    """The grader writes to every sandbox under a deadline: the staller loses the 3 points
-    of ``square`` (its second call is not delivered within the function's time) and the
-    class after it is graded; a blocking write would hang the whole run."""
+    """The grader writes to every sandbox under a deadline: a process that keeps its input
+    open and never reads it gets a ``False`` from :meth:`sandbox.Proc.write` when the
+    deadline passes, not a write that never returns. The staller itself gains nothing: each
+    call runs in a fresh sandbox, so its trick of the first call is gone at the next and it
+    keeps full marks, like the honest notebook graded after it; a blocking write (as
+    before) hung the whole run."""
+    import time
+
+    idle = object.__new__(sandbox.Proc)
+    idle.popen = subprocess.Popen(["sleep", "60"], stdin=subprocess.PIPE)
+    try:
+        start = time.monotonic()
+        assert idle.write(b"x" * 2**20, time.monotonic() + 1) is False
+        assert time.monotonic() - start < 10
+    finally:
+        idle.popen.kill()
+        idle.popen.wait()
+        idle.popen.stdin.close()
     (sol_path, _), = make_exercises.generate(tmp_path / "gen", [TINY])
     solution = nbformat.read(sol_path, as_version=4)
     folder = tmp_path / "class"
@@ -425,7 +440,41 @@ def test_a_function_that_stops_reading_cannot_stall_the_grader(tmp_path):
                           capture_output=True, text=True, timeout=sandbox.FUNCTION_SECONDS * 4
                           + 3 * LIMITS.timeout)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert _totals(folder) == {"staller": FULL - SQUARE, "zoe": FULL}
+    assert _totals(folder) == {"staller": FULL, "zoe": FULL}
+
+
+# A function answer that leaves a process running when it returns, and returns a wrong
+# value when a later call finds that process alive (the same sandbox serving two calls).
+LINGER = '''
+def square(x):
+    import os, time
+    mark = "/tmp/lingering"
+    if os.path.exists(mark):
+        try:
+            os.kill(int(open(mark).read()), 0)
+            return -1
+        except OSError:
+            pass
+    child = os.fork()
+    if child == 0:
+        time.sleep(120)
+        os._exit(0)
+    open(mark, "w").write(str(child))
+    return x * x
+'''
+
+
+def test_nothing_of_a_function_call_outlives_it(tmp_path):
+    """Every call of a function answer runs in a fresh sandbox, killed when it has replied:
+    a process the function leaves behind (which could fill memory or wait for the inputs of
+    the next checks) is gone at the next call, so ``square`` stays right (full marks)."""
+    (sol_path, _), = make_exercises.generate(tmp_path / "gen", [TINY])
+    solution = nbformat.read(sol_path, as_version=4)
+    folder = tmp_path / "class"
+    folder.mkdir()
+    nbformat.write(_with_cell(solution, "return x * x", LINGER), folder / "linger.ipynb")
+    grade.grade(folder, sheet_path=TINY, sheets_dir=SHEETS, limits=LIMITS)
+    assert _totals(folder) == {"linger": FULL}
 
 
 def test_file_names_cannot_make_two_students_share_a_name(tmp_path):

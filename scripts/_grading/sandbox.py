@@ -21,7 +21,7 @@ submissions are not there at all.
    ``kmlib`` and ``_grading.reference`` (the full checks) at ``/opt/lecturer``, under its
    own user id, non-dumpable. It never runs student code: when a check calls a function
    answer, the call's arguments come out as data, the grader hands them to
-3. ``run_function.py``, a fresh sandbox of the student's kind started for the notebook,
+3. ``run_function.py``, a fresh sandbox of the student's kind started for each call,
    which rebuilds the function from its source, calls it and sends the value back as data;
    the grader passes it to the checks. It holds no pipe to the grader's results.
 
@@ -655,22 +655,20 @@ class Sandbox:
                 call = message.get("call")
                 if not isinstance(call, dict):
                     continue
-                if function is None or function.popen.poll() is not None:
-                    if function is not None:
-                        function.kill()
-                    function = Proc(self._cmd(limits, "run_function.py"),
-                                    max_rss_mb=limits.memory_mb)
-                    function.write(json.dumps({"limits": limits.inside(limits.timeout),
-                                               "imports": sheet.imports}).encode() + b"\n",
-                                   deadline)
+                # a fresh sandbox for every call: nothing of one call (a process it left
+                # running, a file, its memory) outlives it
+                function = Proc(self._cmd(limits, "run_function.py"),
+                                max_rss_mb=limits.memory_mb)
                 reply = None
                 until = min(deadline, time.monotonic() + FUNCTION_SECONDS)
-                if function.write(json.dumps({k: call.get(k) for k in ("fn", "args", "kwargs")})
+                if function.write(json.dumps({"limits": limits.inside(limits.timeout),
+                                              "imports": sheet.imports}).encode() + b"\n"
+                                  + json.dumps({k: call.get(k) for k in ("fn", "args", "kwargs")})
                                   .encode() + b"\n", until):
                     reply = _message(function.line(until))
+                function.kill()
+                function = None
                 if not isinstance(reply, dict) or not ({"value", "error"} & set(reply)):
-                    function.kill()
-                    function = None
                     reply = {"error": ["RuntimeError", "the function did not return a value "
                                        f"within {FUNCTION_SECONDS} s or within its limits"]}
                 reply = {k: reply[k] for k in ("value", "error") if k in reply}
