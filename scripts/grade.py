@@ -267,6 +267,12 @@ def grade(folder: Path, sheet_path: Path | None = None, sheets_dir: Path = ROOT 
     files = submissions(folder)
     names = collections.Counter(p.stem for p in files)
     students = {p: (p.stem if names[p.stem] == 1 else p.name) for p in files}
+    while True:  # a stem may equal another file's name ("bob.ipynb.ipynb", "bob.ipynb")
+        taken = collections.Counter(students.values())
+        clash = [p for p in files if taken[students[p]] > 1 and students[p] != p.name]
+        if not clash:
+            break
+        students.update({p: p.name for p in clash})
     read = {p: read_notebook(p) for p in files}
     found = {p: identify(nb, known, given) if nb is not None else None
              for p, (nb, _) in read.items()}

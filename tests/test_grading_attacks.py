@@ -393,3 +393,169 @@ def test_the_checks_process_is_not_dumpable():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)
     assert done.stdout.split() == ["1", "0"], done.stderr
+
+
+# A function answer that, at its first call, points its process's standard input at a pipe
+# of its own and keeps the grader's pipe open unread; its global ``BIG`` makes each later
+# call's message larger than a pipe holds, so a blocking write to it would never return.
+STALLER = '''
+BIG = "x" * 200_000
+def square(x):
+    import os
+    if len(BIG) and not hasattr(os, "_kept"):
+        os._kept = (os.dup(0), os.pipe())
+        os.dup2(os._kept[1][0], 0)
+    return x * x
+'''
+
+
+def test_a_function_that_stops_reading_cannot_stall_the_grader(tmp_path):
+    """The grader writes to every sandbox under a deadline: a process that keeps its input
+    open and never reads it gets a ``False`` from :meth:`sandbox.Proc.write` when the
+    deadline passes, not a write that never returns. The staller itself gains nothing: each
+    call runs in a fresh sandbox, so its trick of the first call is gone at the next and it
+    keeps full marks, like the honest notebook graded after it; a blocking write (as
+    before) hung the whole run."""
+    import time
+
+    idle = object.__new__(sandbox.Proc)
+    idle.popen = subprocess.Popen(["sleep", "60"], stdin=subprocess.PIPE)
+    try:
+        start = time.monotonic()
+        assert idle.write(b"x" * 2**20, time.monotonic() + 1) is False
+        assert time.monotonic() - start < 10
+    finally:
+        idle.popen.kill()
+        idle.popen.wait()
+        idle.popen.stdin.close()
+    (sol_path, _), = make_exercises.generate(tmp_path / "gen", [TINY])
+    solution = nbformat.read(sol_path, as_version=4)
+    folder = tmp_path / "class"
+    folder.mkdir()
+    nbformat.write(_with_cell(solution, "return x * x", STALLER), folder / "staller.ipynb")
+    nbformat.write(solution, folder / "zoe.ipynb")
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "grade.py"), str(folder),
+                           "--sheet", str(TINY), "--sheets-dir", str(SHEETS),
+                           "--timeout", str(LIMITS.timeout)],
+                          capture_output=True, text=True, timeout=sandbox.FUNCTION_SECONDS * 4
+                          + 3 * LIMITS.timeout)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert _totals(folder) == {"staller": FULL, "zoe": FULL}
+
+
+# A function answer that leaves a process running when it returns, and returns a wrong
+# value when a later call finds that process alive (the same sandbox serving two calls).
+LINGER = '''
+def square(x):
+    import os, time
+    mark = "/tmp/lingering"
+    if os.path.exists(mark):
+        try:
+            os.kill(int(open(mark).read()), 0)
+            return -1
+        except OSError:
+            pass
+    child = os.fork()
+    if child == 0:
+        time.sleep(120)
+        os._exit(0)
+    open(mark, "w").write(str(child))
+    return x * x
+'''
+
+
+def test_nothing_of_a_function_call_outlives_it(tmp_path):
+    """Every call of a function answer runs in a fresh sandbox, killed when it has replied:
+    a process the function leaves behind (which could fill memory or wait for the inputs of
+    the next checks) is gone at the next call, so ``square`` stays right (full marks)."""
+    (sol_path, _), = make_exercises.generate(tmp_path / "gen", [TINY])
+    solution = nbformat.read(sol_path, as_version=4)
+    folder = tmp_path / "class"
+    folder.mkdir()
+    nbformat.write(_with_cell(solution, "return x * x", LINGER), folder / "linger.ipynb")
+    grade.grade(folder, sheet_path=TINY, sheets_dir=SHEETS, limits=LIMITS)
+    assert _totals(folder) == {"linger": FULL}
+
+
+def test_file_names_cannot_make_two_students_share_a_name(tmp_path):
+    """``bob.txt`` makes ``bob.ipynb`` be named by its file name, "bob.ipynb", which is also
+    the stem of ``bob.ipynb.ipynb``: every submission still gets a name of its own (its own
+    rows and its own feedback page), so no one's page or rows are taken by another's."""
+    (sol_path, _), = make_exercises.generate(tmp_path / "gen", [TINY])
+    solution = nbformat.read(sol_path, as_version=4)
+    folder = tmp_path / "class"
+    folder.mkdir()
+    nbformat.write(solution, folder / "bob.ipynb")
+    (folder / "bob.txt").write_text("not a notebook")
+    wrong = nbformat.from_dict(solution)
+    wrong.cells = [c for c in wrong.cells if "evens = list" not in c.source]
+    nbformat.write(wrong, folder / "bob.ipynb.ipynb")
+    results = grade.grade(folder, sheet_path=TINY, sheets_dir=SHEETS, limits=LIMITS)
+    names = [r.student for r in results]
+    assert len(set(names)) == 3, names
+    assert len(list((folder / "feedback").iterdir())) == 3
+    assert sorted(_totals(folder).values()) == [0, FULL - EVENS, FULL]
+
+
+# A line of answers that costs the grader far more memory parsed than its size: 3 million
+# empty ``{}`` (9 MB of text, some 200 MB of dicts in the grader's process; the 256 MB a
+# notebook may send would be gigabytes). Sent before the first check cell, it would take
+# the place of the notebook's answers for check 0 (the first answers of a check count).
+SWELL = '''
+import os
+line = b'{"answers": {"0": {"junk": {"t": "list", "v": [' + b"{}," * 3_000_000 + b'{}]}}}}\\n'
+for fd in range(3, 64):
+    try:
+        os.write(fd, line)
+    except OSError:
+        pass
+'''
+
+
+def test_answers_that_swell_when_parsed_are_refused(tmp_path):
+    """The grader counts the JSON values of a line before parsing it and refuses more than
+    :data:`sandbox.MAX_LINE_VALUES` (and more than :data:`sandbox.MAX_ANSWER_VALUES` in a
+    notebook's answers): the swollen line is dropped and the notebook keeps full marks."""
+    from _grading import codec
+
+    swollen = b'{"answers": {"0": {"x": [' + b"{}," * (sandbox.MAX_LINE_VALUES + 1) + b"{}]}}}"
+    assert codec.json_values(swollen) > sandbox.MAX_LINE_VALUES
+    assert sandbox._message(swollen) is None
+    assert sandbox._message(b'{"answers": {"0": {"x": {"t": "py", "v": "a,b:[{"}}}}') == {
+        "answers": {"0": {"x": {"t": "py", "v": "a,b:[{"}}}}
+    (sol_path, _), = make_exercises.generate(tmp_path / "gen", [TINY])
+    solution = nbformat.read(sol_path, as_version=4)
+    folder = tmp_path / "class"
+    folder.mkdir()
+    nbformat.write(_with_cell(solution, "area = math.pi", SWELL), folder / "swell.ipynb")
+    grade.grade(folder, sheet_path=TINY, sheets_dir=SHEETS, limits=LIMITS)
+    assert _totals(folder) == {"swell": FULL}
+
+
+# Six processes of 300 MB each: every one within the address-space limit of a process, and
+# together far above the notebook's memory. If they live, the notebook spoils its ``area``.
+SPREAD = '''
+import os, time
+for _ in range(6):
+    if os.fork() == 0:
+        block = b"\\x01" * (300 * 2**20)
+        time.sleep(60)
+        os._exit(0)
+time.sleep(10)
+area = 0.0
+'''
+
+
+def test_memory_spread_over_processes_is_limited(tmp_path):
+    """The grader adds up the resident memory of a sandbox's processes and stops it above
+    ``Limits.memory_mb``: the notebook is stopped before its first check cell (0 points, a
+    note saying why), instead of holding 1.8 GB of a 1 GB limit for a minute."""
+    (sol_path, _), = make_exercises.generate(tmp_path / "gen", [TINY])
+    solution = nbformat.read(sol_path, as_version=4)
+    folder = tmp_path / "class"
+    folder.mkdir()
+    nbformat.write(_with_cell(solution, "area = math.pi", SPREAD), folder / "spread.ipynb")
+    grade.grade(folder, sheet_path=TINY, sheets_dir=SHEETS, limits=LIMITS)
+    assert _totals(folder) == {"spread": 0}
+    page = (folder / "feedback" / "spread.html").read_text(encoding="utf-8")
+    assert f"more than {LIMITS.memory_mb} MB of memory" in page

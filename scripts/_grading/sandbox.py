@@ -21,7 +21,7 @@ submissions are not there at all.
    ``kmlib`` and ``_grading.reference`` (the full checks) at ``/opt/lecturer``, under its
    own user id, non-dumpable. It never runs student code: when a check calls a function
    answer, the call's arguments come out as data, the grader hands them to
-3. ``run_function.py``, a fresh sandbox of the student's kind started for the notebook,
+3. ``run_function.py``, a fresh sandbox of the student's kind started for each call,
    which rebuilds the function from its source, calls it and sends the value back as data;
    the grader passes it to the checks. It holds no pipe to the grader's results.
 
@@ -69,6 +69,9 @@ STUDENT_UID = 65534                # nobody (inside a user namespace)
 FREE_UIDS = (1_000_000_000, 2_000_000_000)  # root mode: a fresh unused user id per sandbox
 MAX_STREAM_BYTES = 256 * 2**20     # what the grader reads from a sandbox
 MAX_LINE_BYTES = 64 * 2**20
+MAX_LINE_VALUES = 2_000_000        # JSON values in one line from a sandbox (codec.json_values)
+MAX_ANSWER_VALUES = 4_000_000      # in all the answers of one notebook the grader keeps
+MEMORY_POLL = 0.25                 # seconds between two looks at a sandbox's resident memory
 STAGED = ("run_student.py", "run_checks.py", "run_function.py", "codec.py")
 BWRAP_MISSING = ("bubblewrap (bwrap) is not available or cannot create namespaces here: "
                  "student code could read the lecturer's files")
@@ -379,20 +382,86 @@ def _spawn(cmd: list[str], **kwargs) -> subprocess.Popen:
         os.close(fd)
 
 
+def _pss(pid: int, page: int) -> int:
+    """The proportional set size of ``pid`` (its resident size if that cannot be read)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as f:
+            for row in f:
+                if row.startswith(b"Pss:"):
+                    return int(row.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as f:
+            return int(f.read().split()[1]) * page
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 class Proc:
     """A sandboxed process with pipes: lines in and out, each read under a deadline and a cap."""
 
-    def __init__(self, cmd: list[str]):
+    def __init__(self, cmd: list[str], max_rss_mb: int | None = None):
         self.popen = _spawn(cmd, start_new_session=True, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.buffer = b""
         self.read_bytes = 0
         self.overflow = False
+        self.max_rss = None if max_rss_mb is None else max_rss_mb * 2**20
+        self.memory_exceeded = False
+        self.looked = 0.0
 
-    def write(self, data: bytes) -> bool:
+    def rss(self) -> int:
+        """Memory of all the sandbox's processes (every descendant of its bwrap), in bytes.
+
+        The address-space limit holds per process; this sum is what a notebook that forks
+        many large processes uses of the machine. Orphans are adopted by the sandbox's own
+        first process, so they stay descendants. Each process counts its proportional
+        share of the pages it shares (``Pss``: forked children share their parent's), or
+        all its resident pages when that share cannot be read.
+        """
+        children: dict[int, list[int]] = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat", "rb") as f:
+                        stat = f.read()
+                    ppid = int(stat[stat.rindex(b")") + 2:].split()[1])
+                except (OSError, ValueError, IndexError):
+                    continue
+                children.setdefault(ppid, []).append(int(entry))
+        total, todo, page = 0, [self.popen.pid], os.sysconf("SC_PAGE_SIZE")
+        while todo:
+            pid = todo.pop()
+            todo += children.get(pid, [])
+            total += _pss(pid, page)
+        return total
+
+    def _memory_ok(self) -> bool:
+        if self.max_rss is None or time.monotonic() - self.looked < MEMORY_POLL:
+            return not self.memory_exceeded
+        self.looked = time.monotonic()
+        self.memory_exceeded = self.memory_exceeded or self.rss() > self.max_rss
+        return not self.memory_exceeded
+
+    def write(self, data: bytes, deadline: float) -> bool:
+        """Write ``data`` by the ``deadline``; False if the process stops reading or exits.
+
+        The pipe is non-blocking: a sandbox that keeps its input open but never reads it
+        cannot hold the grader in a write.
+        """
         try:
-            self.popen.stdin.write(data)
-            self.popen.stdin.flush()
+            fd = self.popen.stdin.fileno()
+            os.set_blocking(fd, False)
+            view = memoryview(data)
+            while view:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([], [fd], [], left)[1]:
+                    return False
+                try:
+                    view = view[os.write(fd, view):]
+                except BlockingIOError:
+                    continue
             return True
         except (BrokenPipeError, OSError, ValueError):
             return False
@@ -408,10 +477,11 @@ class Proc:
         fd = self.popen.stdout.fileno()
         while b"\n" not in self.buffer:
             left = deadline - time.monotonic()
-            if left <= 0 or self.overflow:
+            if left <= 0 or self.overflow or not self._memory_ok():
                 return None
-            if not select.select([fd], [], [], left)[0]:
-                return None
+            wait = left if self.max_rss is None else min(left, MEMORY_POLL)
+            if not select.select([fd], [], [], wait)[0]:
+                continue
             chunk = os.read(fd, 1 << 20)
             if not chunk:
                 return None
@@ -438,11 +508,11 @@ class Proc:
         return self.popen.wait()
 
 
-def _message(line: bytes | None):
+def _message(line: bytes | None, max_values: int = MAX_LINE_VALUES):
     if line is None:
         return None
     try:
-        return codec.loads(line, MAX_LINE_BYTES)
+        return codec.loads(line, MAX_LINE_BYTES, max_values=max(max_values, 0))
     except codec.DataError:
         return None
 
@@ -492,20 +562,22 @@ class Sandbox:
         notes: list[str] = []
         job = {"steps": steps, "names": [c.names for c in sheet.checks],
                "timeout": limits.timeout, "limits": limits.inside(limits.timeout + 5)}
-        proc = Proc(self._cmd(limits, "run_student.py"))
-        proc.write(json.dumps(job).encode())
+        proc = Proc(self._cmd(limits, "run_student.py"), max_rss_mb=limits.memory_mb)
+        deadline = time.monotonic() + limits.timeout + limits.grace
+        proc.write(json.dumps(job).encode(), deadline)
         proc.close_input()
         answers: dict = {}
         report = None
-        deadline = time.monotonic() + limits.timeout + limits.grace
+        left = MAX_ANSWER_VALUES  # what the grader keeps in memory, parsed
         while True:
             line = proc.line(deadline)
             if line is None:
                 break
-            message = _message(line)
+            message = _message(line, min(left, MAX_LINE_VALUES))
             if not isinstance(message, dict):
                 continue
             if isinstance(message.get("answers"), dict):
+                left -= codec.json_values(line)
                 for key, values in message["answers"].items():
                     if isinstance(values, dict):
                         answers.setdefault(str(key), values)
@@ -513,7 +585,11 @@ class Sandbox:
                 report = message["report"]  # the last one counts
         timed_out = time.monotonic() >= deadline
         status = proc.kill()
-        if proc.overflow:
+        if proc.memory_exceeded:
+            notes.append(f"the notebook's processes together used more than "
+                         f"{limits.memory_mb} MB of memory (a limit): it was stopped and "
+                         "graded on the answers given at the check cells it had reached")
+        elif proc.overflow:
             notes.append(f"the notebook's answers exceeded {MAX_STREAM_BYTES // 2**20} MB (a "
                          "limit): it was stopped and graded on the answers sent before")
         elif timed_out:
@@ -554,7 +630,8 @@ class Sandbox:
         inside = Limits(memory_mb=max(limits.memory_mb, 2048), processes=limits.processes)
         checks.write(json.dumps({"limits": inside.inside(CHECKS_SECONDS * len(sheet.checks)
                                                           + limits.timeout + limits.grace),
-                                 "imports": sheet.imports}).encode() + b"\n")
+                                 "imports": sheet.imports}).encode() + b"\n",
+                     time.monotonic() + CHECKS_SECONDS)
         return checks
 
     def _run_checks(self, checks: Proc, answers: dict, sheet, limits: Limits) -> list | str:
@@ -564,7 +641,7 @@ class Sandbox:
         deadline = time.monotonic() + CHECKS_SECONDS * len(sheet.checks) + GRACE_SECONDS
         results: list | str = "the grading process failed"
         try:
-            checks.write(json.dumps(job).encode() + b"\n")
+            checks.write(json.dumps(job).encode() + b"\n", deadline)
             while True:
                 message = _message(checks.line(deadline))
                 if not isinstance(message, dict):
@@ -578,25 +655,25 @@ class Sandbox:
                 call = message.get("call")
                 if not isinstance(call, dict):
                     continue
-                if function is None or function.popen.poll() is not None:
-                    if function is not None:
-                        function.kill()
-                    function = Proc(self._cmd(limits, "run_function.py"))
-                    function.write(json.dumps({"limits": limits.inside(limits.timeout),
-                                               "imports": sheet.imports}).encode() + b"\n")
+                # a fresh sandbox for every call: nothing of one call (a process it left
+                # running, a file, its memory) outlives it
+                function = Proc(self._cmd(limits, "run_function.py"),
+                                max_rss_mb=limits.memory_mb)
                 reply = None
-                if function.write(json.dumps({k: call.get(k) for k in ("fn", "args", "kwargs")})
-                                  .encode() + b"\n"):
-                    reply = _message(function.line(min(deadline,
-                                                       time.monotonic() + FUNCTION_SECONDS)))
+                until = min(deadline, time.monotonic() + FUNCTION_SECONDS)
+                if function.write(json.dumps({"limits": limits.inside(limits.timeout),
+                                              "imports": sheet.imports}).encode() + b"\n"
+                                  + json.dumps({k: call.get(k) for k in ("fn", "args", "kwargs")})
+                                  .encode() + b"\n", until):
+                    reply = _message(function.line(until))
+                function.kill()
+                function = None
                 if not isinstance(reply, dict) or not ({"value", "error"} & set(reply)):
-                    function.kill()
-                    function = None
                     reply = {"error": ["RuntimeError", "the function did not return a value "
                                        f"within {FUNCTION_SECONDS} s or within its limits"]}
                 reply = {k: reply[k] for k in ("value", "error") if k in reply}
                 reply["id"] = call.get("id")
-                if not checks.write(json.dumps(reply).encode() + b"\n"):
+                if not checks.write(json.dumps(reply).encode() + b"\n", deadline):
                     break
         finally:
             checks.kill()
