@@ -93,11 +93,16 @@ def _texts(name: str, data: bytes):
         yield name, _squash(raw)
 
 
+# Sphinx's smart quotes turn the sources' ' and " into typographic ones on the pages
+TYPOGRAPHIC = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+
+
 def _site_texts(site: Path) -> list[tuple[str, str]]:
     out = []
     for path in sorted(site.rglob("*")):
         if path.is_file() and "mathjax" not in path.parts:
-            out += list(_texts(str(path.relative_to(site)), path.read_bytes()))
+            out += [(name, text.translate(TYPOGRAPHIC))
+                    for name, text in _texts(str(path.relative_to(site)), path.read_bytes())]
     return out
 
 
