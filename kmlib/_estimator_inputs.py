@@ -18,10 +18,7 @@ from ._validation import (
     check_binary_labels,
     check_feature_names,
     check_fitted,
-    check_int,
-    check_kernel,
     check_matrix,
-    check_positive,
     check_same_length,
     check_square,
     check_symmetric,
@@ -29,9 +26,8 @@ from ._validation import (
 )
 from .kernels.base import Kernel
 
-__all__ = ["PairwiseTags", "is_precomputed", "check_kernel_param",
-           "check_solver_params", "check_both_labels", "check_symmetric", "gram", "fit_inputs",
-           "prediction_gram"]
+__all__ = ["PairwiseTags", "is_precomputed", "check_both_labels", "check_symmetric", "gram",
+           "fit_inputs", "prediction_gram"]
 
 
 def is_precomputed(kernel: Any) -> bool:
@@ -49,26 +45,6 @@ class PairwiseTags:
         tags = super().__sklearn_tags__()  # type: ignore[misc]
         tags.input_tags.pairwise = is_precomputed(self.kernel)  # type: ignore[attr-defined]
         return tags
-
-
-def check_kernel_param(kernel: Any) -> None:
-    """Raise a ValueError unless ``kernel`` is a callable ``k(X, Y)`` or ``"precomputed"``."""
-    if is_precomputed(kernel):
-        return
-    if isinstance(kernel, str):
-        raise ValueError(
-            f"kernel must be a callable k(X, Y) or the string 'precomputed'; got {kernel!r}"
-        )
-    check_kernel(kernel)
-
-
-def check_solver_params(kernel: Any, tol: Any, max_iter: Any) -> tuple[float, int]:
-    """Check the hyper-parameters of every kernel classifier; return ``(tol, max_iter)``.
-
-    ``kernel`` as in :func:`check_kernel_param`, ``tol > 0``, ``max_iter`` an int >= 1.
-    """
-    check_kernel_param(kernel)
-    return check_positive(tol, "tol"), check_int(max_iter, "max_iter", minimum=1)
 
 
 def check_both_labels(y: np.ndarray, why: str = "") -> None:

@@ -12,12 +12,12 @@ from numpy.typing import ArrayLike
 from ._typing import Seed
 from ._validation import (
     as_float_array,
-    check_int,
-    check_nonnegative,
     check_rng,
     check_vector,
     finite_result,
+    validate_args,
 )
+from ._validation.params import NONNEGATIVE, POSITIVE_INT, Integral, Interval, Real
 
 
 class LinearModelData(NamedTuple):
@@ -49,6 +49,8 @@ __all__ = ["linear_model", "diabetes", "two_moons", "sine_target", "square_wave_
 
 
 @finite_result
+@validate_args({"n": [POSITIVE_INT], "p": [POSITIVE_INT], "noise": [NONNEGATIVE],
+                "rho": [Interval(Real, 0, 1, closed="left")]})
 def linear_model(n: int, p: int, *, beta: ArrayLike = None, noise: float = 1.0,
                  random_state: Seed = None, rho: float = 0.0) -> LinearModelData:
     """Draw a design and responses from the linear model ``Y = X beta + eps``.
@@ -72,12 +74,6 @@ def linear_model(n: int, p: int, *, beta: ArrayLike = None, noise: float = 1.0,
     y : ndarray of shape (n,)
     beta : ndarray of shape (p,)
     """
-    n = check_int(n, "n")
-    p = check_int(p, "p")
-    noise = check_nonnegative(noise, "noise")
-    rho = check_nonnegative(rho, "rho")
-    if rho >= 1:
-        raise ValueError(f"rho must lie in [0, 1); got {rho}")
     rng = check_rng(random_state, "random_state")
     Z = rng.standard_normal((n, p))
     X = np.sqrt(1 - rho) * Z + np.sqrt(rho) * rng.standard_normal((n, 1))
@@ -90,7 +86,6 @@ def linear_model(n: int, p: int, *, beta: ArrayLike = None, noise: float = 1.0,
     return LinearModelData(X, y, beta)
 
 
-@finite_result
 def diabetes() -> DiabetesData:
     """scikit-learn's bundled diabetes data (442 patients, 10 baseline variables).
 
@@ -109,6 +104,7 @@ def diabetes() -> DiabetesData:
 # ---------------------------------------------------------------------------
 
 @finite_result
+@validate_args({"n": [Interval(Integral, 2, None, closed="left")], "noise": [NONNEGATIVE]})
 def two_moons(n: int, noise: float = 0.1, random_state: Seed = None) -> tuple[np.ndarray,
                                                                               np.ndarray]:
     """Two interleaving half-circles in the plane, a classic non-linear problem.
@@ -135,8 +131,6 @@ def two_moons(n: int, noise: float = 0.1, random_state: Seed = None) -> tuple[np
     y : ndarray of shape (n,)
         Labels, ``+1`` for the upper moon and ``-1`` for the lower moon (float).
     """
-    n = check_int(n, "n", minimum=2)
-    noise = check_nonnegative(noise, "noise")
     rng = check_rng(random_state, "random_state")
     n_low = n // 2
     n_up = n - n_low
@@ -177,7 +171,6 @@ def _unit_interval_points(x: ArrayLike, name: str = "x") -> tuple[np.ndarray, tu
     return flat, shape
 
 
-@finite_result
 def sine_target(x: ArrayLike) -> Any:
     """The smooth target ``sin(4 pi x)`` of the smoothness-matching experiment (x in [0, 1]).
 
@@ -188,7 +181,6 @@ def sine_target(x: ArrayLike) -> Any:
     return float(out[0]) if shape == () else out.reshape(shape)
 
 
-@finite_result
 def square_wave_target(x: ArrayLike) -> Any:
     """The rough target: ``1`` on ``[0, 0.25) U [0.5, 0.75)`` and ``-1`` elsewhere in [0, 1].
 
@@ -201,6 +193,7 @@ def square_wave_target(x: ArrayLike) -> Any:
 
 
 @finite_result
+@validate_args({"n": [POSITIVE_INT], "noise": [NONNEGATIVE]})
 def sine_and_square(n: int, noise: float = 0.1,
                     random_state: Seed = None) -> SineSquareData:
     """Training data for the smoothness-matching KRR experiment (Chapter 7).
@@ -231,8 +224,6 @@ def sine_and_square(n: int, noise: float = 0.1,
     y_sine : ndarray of shape (n,)
     y_square : ndarray of shape (n,)
     """
-    n = check_int(n, "n", minimum=1)
-    noise = check_nonnegative(noise, "noise")
     rng = check_rng(random_state, "random_state")
     x = rng.uniform(0.0, 1.0, size=n)
     y_sine = sine_target(x) + noise * rng.standard_normal(n)

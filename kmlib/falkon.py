@@ -49,16 +49,16 @@ from ._validation import (
     check_finite_result,
     check_fitted,
     check_int,
-    check_kernel,
     check_matrix,
     check_n_features,
-    check_positive,
     check_rng,
     check_same_length,
     check_vector,
     finite_result,
+    validate_params,
     warn_column_y,
 )
+from ._validation.params import POSITIVE, POSITIVE_INT, Options
 from .kernels import Kernel
 
 __all__ = ["NystroemKernelRidge"]
@@ -137,6 +137,12 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
     n_features_in_ : int
     """
 
+    _parameter_constraints = {
+        "kernel": [callable], "lam": [POSITIVE], "n_components": [POSITIVE_INT],
+        "solver": [Options("auto", "direct", "pcg")], "preconditioner_size": [POSITIVE_INT, None],
+        "block_size": [POSITIVE_INT, None], "max_iter": [POSITIVE_INT], "tol": [POSITIVE],
+        "random_state": ["random_state"]}
+
     def __init__(self, *, kernel: KernelFunc, lam: float = 1.0, n_components: int = 1000,
                  solver: str = "auto", preconditioner_size: int | None = None,
                  block_size: int | None = None, max_iter: int = 100, tol: float = 1e-3,
@@ -214,18 +220,14 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
         -------
         self
         """
-        check_kernel(self.kernel)
-        lam = check_positive(self.lam, "lam")
-        if self.solver not in ("auto", "direct", "pcg"):
-            raise ValueError(f"solver must be 'auto', 'direct' or 'pcg'; got {self.solver!r}")
-        max_iter = check_int(self.max_iter, "max_iter", minimum=1)
-        tol = check_positive(self.tol, "tol")
+        validate_params(self)
+        lam, max_iter, tol = float(self.lam), int(self.max_iter), float(self.tol)
         rng = check_rng(self.random_state, "random_state")
         check_feature_names(self, X, reset=True)
         warn_column_y(y)
         X, y = self._inputs(X), check_vector(y, "y")
         check_same_length(X, y, "X", "y")
-        n, m = len(X), check_int(self.n_components, "n_components", minimum=1)
+        n, m = len(X), int(self.n_components)
         if m > n:
             warnings.warn(f"n_components={m} > n_samples={n}: n_components was set to "
                           "n_samples", stacklevel=2)

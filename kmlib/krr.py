@@ -45,7 +45,6 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from ._estimator_inputs import (
     PairwiseTags,
-    check_kernel_param,
     gram,
     is_precomputed,
     prediction_gram,
@@ -57,7 +56,6 @@ from ._validation import (
     check_finite_result,
     check_fitted,
     check_gram_psd,
-    check_lam,
     check_matrix,
     check_same_length,
     check_sample_weight,
@@ -66,8 +64,10 @@ from ._validation import (
     check_vector,
     finite_result,
     rank_tol,
+    validate_params,
     warn_column_y,
 )
+from ._validation.params import NONNEGATIVE, validate_args
 from .kernels import Kernel
 
 __all__ = ["KernelRidge", "krr_fit"]
@@ -134,6 +134,7 @@ def _solve_shifted(K: np.ndarray, y: np.ndarray, lam: float, who: str,
 # public API
 # ---------------------------------------------------------------------------
 @finite_result
+@validate_args({"lam": [NONNEGATIVE]})
 def krr_fit(K: ArrayLike, y: ArrayLike, lam: float) -> np.ndarray:
     """Dual coefficients of kernel ridge regression from a precomputed Gram matrix.
 
@@ -165,8 +166,7 @@ def krr_fit(K: ArrayLike, y: ArrayLike, lam: float) -> np.ndarray:
     K = check_gram(K, "K")
     y = check_vector(y, "y")
     check_same_length(K, y, "K", "y")
-    lam = check_lam(lam, "lam")
-    alpha, _ = _solve_shifted(K, y, lam, "krr_fit")
+    alpha, _ = _solve_shifted(K, y, float(lam), "krr_fit")
     return alpha
 
 
@@ -222,6 +222,8 @@ class KernelRidge(PairwiseTags, RegressorMixin, BaseEstimator):
     array([6.])
     """
 
+    _parameter_constraints = {"kernel": ["kernel"], "lam": [NONNEGATIVE]}
+
     def __init__(self, *, kernel: Callable[..., Any] | Literal["precomputed"],
                  lam: float = 1.0) -> None:
         self.kernel = kernel
@@ -248,8 +250,8 @@ class KernelRidge(PairwiseTags, RegressorMixin, BaseEstimator):
         -------
         self : KernelRidge
         """
-        check_kernel_param(self.kernel)
-        kernel, lam, pre = self.kernel, check_lam(self.lam, "lam"), is_precomputed(self.kernel)
+        validate_params(self)
+        kernel, lam, pre = self.kernel, float(self.lam), is_precomputed(self.kernel)
         check_feature_names(self, X, reset=True)
         X = check_square(X, "X") if pre else check_matrix(X, "X")
         warn_column_y(y)
@@ -294,4 +296,4 @@ class KernelRidge(PairwiseTags, RegressorMixin, BaseEstimator):
         check_fitted(self, "dual_coef_")
         check_feature_names(self, X, reset=False)
         Kx = prediction_gram(self.kernel, X, self.X_fit_, len(self.dual_coef_), who="KernelRidge")
-        return check_finite_result(dot(Kx, self.dual_coef_), "KernelRidge.predict: f(x)")
+        return dot(Kx, self.dual_coef_)

@@ -31,7 +31,6 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ._estimator_inputs import (
     BinaryKernelClassifier,
-    check_solver_params,
     fit_inputs,
 )
 from ._logistic_newton import _newton, _objective
@@ -41,17 +40,19 @@ from ._validation import (
     check_feature_names,
     check_gram_psd,
     check_labels,
-    check_lam,
     check_same_length,
     check_sample_weight,
     check_square,
     finite_result,
+    validate_params,
 )
+from ._validation.params import NONNEGATIVE, POSITIVE, POSITIVE_INT, validate_args
 
 __all__ = ["KernelLogisticRegression", "logistic_objective"]
 
 
 @finite_result
+@validate_args({"lam": [NONNEGATIVE]})
 def logistic_objective(K: ArrayLike, y: ArrayLike, alpha: ArrayLike, mu: float,
                        lam: float) -> float:
     r"""Penalised logistic objective :math:`J(\alpha, \mu)` on a Gram matrix.
@@ -84,7 +85,6 @@ def logistic_objective(K: ArrayLike, y: ArrayLike, alpha: ArrayLike, mu: float,
     y = check_labels(y)
     alpha = _check_len(alpha, "alpha", K.shape[0])
     check_same_length(K, y, "K", "y")
-    lam = check_lam(lam)
     Ka = K @ alpha
     return _objective(Ka, alpha, float(mu), y, lam)
 
@@ -203,22 +203,17 @@ class KernelLogisticRegression(BinaryKernelClassifier):
     backtracking on J, computed with ``logaddexp``.
     """
 
+    _parameter_constraints = {"kernel": ["kernel"], "lam": [POSITIVE], "tol": [POSITIVE],
+                              "max_iter": [POSITIVE_INT]}
+    _parameter_hints = {"lam": "without a penalty the minimiser need not exist, e.g. for "
+                               "separable data"}
+
     def __init__(self, *, kernel: KernelFunc | Literal["precomputed"], lam: float = 1.0,
                  tol: float = 1e-8, max_iter: int = 100) -> None:
         self.kernel = kernel
         self.lam = lam
         self.tol = tol
         self.max_iter = max_iter
-
-    def _check_params(self) -> tuple[float, float, int]:
-        tol, max_iter = check_solver_params(self.kernel, self.tol, self.max_iter)
-        lam = check_lam(self.lam)
-        if lam == 0.0:
-            raise ValueError(
-                "lam must be > 0 (without a penalty the minimiser need not exist, e.g. "
-                f"for separable data); got {self.lam!r}"
-            )
-        return lam, tol, max_iter
 
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
             ) -> "KernelLogisticRegression":
@@ -241,7 +236,8 @@ class KernelLogisticRegression(BinaryKernelClassifier):
         -------
         self : KernelLogisticRegression
         """
-        lam, tol, max_iter = self._check_params()
+        validate_params(self)
+        lam, tol, max_iter = float(self.lam), float(self.tol), int(self.max_iter)
         check_feature_names(self, X, reset=True)
         K, X_fit, y, classes = fit_inputs(self.kernel, X, y, need_gram=True,
                                  one_class_why="the intercept would diverge")
@@ -292,7 +288,6 @@ class KernelLogisticRegression(BinaryKernelClassifier):
         """
         return self._decision(X)
 
-    @finite_result
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
         r"""Class probabilities, columns ordered as ``classes_`` (e.g. -1 then 1).
 

@@ -606,7 +606,7 @@ def test_mismatched_feature_dimensions():
     (lambda: km.polynomial(1.5), "degree must be an integer"),
     (lambda: km.polynomial(2, c=-1.0), "c must be >= 0"),
     (lambda: km.intersection_power(0.5), "base must be >= 1"),
-    (lambda: km.intersection_power(-1.0), "base must be > 0"),
+    (lambda: km.intersection_power(-1.0), "base must be >= 1; got -1.0"),
     (lambda: km.sigmoid(np.nan, 0.0), "a must be finite"),
     (lambda: km.sigmoid(1.0, "x"), "b must be a real number"),
     (lambda: -1.0 * km.gaussian(1.0), "scalar multiplier c must be >= 0"),

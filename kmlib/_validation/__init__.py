@@ -5,7 +5,8 @@ message of one shape: *which argument*, *what was given*, *what is expected*.
 
 The checks are grouped by what they look at: ``tolerances`` (machine
 epsilon, rank and eigenvalue tolerances), ``arrays``, ``scalars``,
-``estimators`` (labels, kernels, fitted state), ``gram`` (symmetry and
+``estimators`` (labels, kernels, fitted state), ``params`` (declarative constraints on
+hyper-parameters, checked once at the start of ``fit``), ``gram`` (symmetry and
 positive semi-definiteness of Gram matrices) and ``results`` (no silent
 inf or NaN).  Import them from here: ``from kmlib._validation import check_matrix``.
 """
@@ -38,6 +39,18 @@ from .gram import (
     check_symmetric,
     psd_eigh,
 )
+from .params import (
+    NONNEGATIVE,
+    POSITIVE,
+    POSITIVE_INT,
+    Integral,
+    Interval,
+    Options,
+    Real,
+    check_constraints,
+    validate_args,
+    validate_params,
+)
 from .results import (
     check_finite_result,
     finite_result,
@@ -66,5 +79,7 @@ __all__ = [
     "check_same_length", "check_lam", "check_lam_grid", "check_Xy", "check_batch",
     "check_positive", "check_nonnegative", "check_int", "check_labels", "check_kernel",
     "check_rng", "check_fitted", "check_square", "check_real", "check_symmetric", "psd_eigh",
-    "check_feature_names", "check_sample_weight", "warn_column_y",
+    "check_feature_names", "check_sample_weight", "warn_column_y", "Interval", "Options",
+    "Real", "Integral", "check_constraints", "validate_args", "validate_params",
+    "POSITIVE", "NONNEGATIVE", "POSITIVE_INT",
 ]

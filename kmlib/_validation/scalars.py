@@ -7,32 +7,25 @@ from typing import Any
 import numpy as np
 
 from .arrays import _finite, as_float_array
+from .params import Integral, Interval, Real, check_constraints
 
 
 def check_real(value: Any, name: str) -> float:
     """Return ``value`` as a float, raising unless it is a finite real number (any sign)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a real number; got {value!r}")
-    v = float(value)
-    if not np.isfinite(v):
-        raise ValueError(f"{name} must be finite; got {value!r}")
-    return v
+    check_constraints(name, value, [Interval(Real, None, None)])
+    return float(value)
 
 
 def check_nonnegative(value: Any, name: str) -> float:
     """Return ``value`` as a float, raising unless it is finite and >= 0."""
-    v = check_real(value, name)
-    if v < 0:
-        raise ValueError(f"{name} must be >= 0; got {value!r}")
-    return v
+    check_constraints(name, value, [Interval(Real, 0, None, closed="left")])
+    return float(value)
 
 
 def check_positive(value: Any, name: str) -> float:
     """Return ``value`` as a float, raising unless it is finite and > 0."""
-    v = check_real(value, name)
-    if v <= 0:
-        raise ValueError(f"{name} must be > 0; got {value!r}")
-    return v
+    check_constraints(name, value, [Interval(Real, 0, None, closed="neither")])
+    return float(value)
 
 
 def check_lam(lam: Any, name: str = "lam", *, allow_array: bool = False) -> Any:
@@ -62,14 +55,10 @@ def check_lam_grid(lams: Any, name: str = "lams") -> np.ndarray:
 def check_int(value: Any, name: str, *, minimum: int = 1,
               maximum: int | None = None) -> int:
     """Return ``value`` as an int in [minimum, maximum]."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer; got {value!r}")
-    v = int(value)
-    if v < minimum:
-        raise ValueError(f"{name} must be >= {minimum}; got {v}")
-    if maximum is not None and v > maximum:
-        raise ValueError(f"{name} must be <= {maximum}; got {v}")
-    return v
+    check_constraints(name, value, [Interval(Integral, minimum, None, closed="left")])
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be <= {maximum}; got {value}")
+    return int(value)
 
 
 def check_rng(seed: Any, name: str = "seed") -> np.random.Generator:

@@ -5,7 +5,7 @@ Chapter "Large-scale kernel machines: random features and Nyström".
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -15,12 +15,13 @@ from .._typing import Seed
 from .._validation import (
     check_feature_names,
     check_fitted,
-    check_int,
     check_matrix,
-    check_positive,
     check_rng,
     finite_result,
+    validate_args,
+    validate_params,
 )
+from .._validation.params import POSITIVE, POSITIVE_INT, Interval, Options, Real
 from ..kernels import Kernel
 from ..kernels.vector import spectral_family
 from ._common import (
@@ -28,6 +29,8 @@ from ._common import (
     _VARIANTS,
     _check_transform_input,
 )
+
+_UNIT = Interval(Real, 0, 1, closed="neither")
 
 __all__ = [
     "RandomFourierFeatures",
@@ -130,51 +133,32 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         self.nu = nu
         self.random_state = random_state
 
-    def _resolve_kernel(self) -> tuple[str, Any, Any]:
-        """(family, sigma, nu) from the ``kernel`` parameter: a name or a kmlib Kernel."""
-        k = self.kernel
+    _parameter_constraints = {
+        "sigma": [POSITIVE, None], "n_features": [POSITIVE_INT],
+        "variant": [Options(*_VARIANTS)], "kernel": [Options(*_KERNELS), Kernel],
+        "nu": [Interval(Real, 0, math.inf, closed="right"), None], "random_state": ["random_state"]}
+
+    def _resolve_params(self) -> tuple[str, float, float | None]:
+        """(family, sigma, nu) after the rules that tie the parameters together."""
+        validate_params(self)
+        k, sigma, nu = self.kernel, self.sigma, self.nu
         if isinstance(k, Kernel):
-            if self.sigma is not None or self.nu is not None:
+            if sigma is not None or nu is not None:
                 raise ValueError(
                     "with a Kernel object as kernel, its own parameters are used: leave "
-                    f"sigma=None and nu=None; got sigma={self.sigma!r}, nu={self.nu!r}"
+                    f"sigma=None and nu=None; got sigma={sigma!r}, nu={nu!r}"
                 )
-            family = spectral_family(k)
-            if family is not None:
-                return family
-            raise ValueError(
-                "kernel must be kmlib.kernels.gaussian, laplacian or matern (random Fourier "
-                f"features need the spectral density of a shift-invariant kernel); got {k!r}"
-            )
-        if isinstance(k, str) and k in _KERNELS:
-            return k, 1.0 if self.sigma is None else self.sigma, self.nu
-        raise ValueError(
-            f"kernel must be one of {_KERNELS} or a kmlib Gaussian, Laplacian or Matern "
-            f"kernel; got {k!r}"
-        )
-
-    def _check_params(self) -> tuple[str, float, int, float | None]:
-        family, sigma, nu = self._resolve_kernel()
-        sigma = check_positive(sigma, "sigma")
-        D = check_int(self.n_features, "n_features", minimum=1)
-        if self.variant not in _VARIANTS:
-            raise ValueError(
-                f"variant must be one of {_VARIANTS}; got {self.variant!r}"
-            )
-        if family == "matern":
-            if nu is None or isinstance(nu, bool) or not isinstance(nu, (int, float, np.number)):
+            k, sigma, nu = spectral_family(k) or (None, None, None)
+            if k is None:
                 raise ValueError(
-                    f"nu must be a number > 0 (or np.inf) when kernel='matern'; got {nu!r}"
+                    "kernel must be kmlib.kernels.gaussian, laplacian or matern (random Fourier "
+                    f"features need the spectral density of a shift-invariant kernel); got "
+                    f"{self.kernel!r}"
                 )
-            nu = float(nu)
-            if not nu > 0:  # also rejects NaN
-                raise ValueError(f"nu must be > 0 (or np.inf); got {self.nu!r}")
-        elif nu is not None:
-            raise ValueError(
-                f"nu is only used with kernel='matern'; got nu={nu!r} with "
-                f"kernel={self.kernel!r} (leave nu=None)"
-            )
-        return family, sigma, D, nu
+        if (k == "matern") != (nu is not None):
+            raise ValueError(f"nu (a number > 0, or np.inf) is needed with kernel='matern' and "
+                             f"only then; got nu={nu!r} with kernel={self.kernel!r}")
+        return k, 1.0 if sigma is None else float(sigma), nu
 
     def fit(self, X: ArrayLike, y: ArrayLike = None) -> "RandomFourierFeatures":
         """Draw the random frequencies (and phases) for inputs of X's dimension.
@@ -189,7 +173,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         -------
         self
         """
-        family, sigma, D, nu = self._check_params()
+        family, sigma, nu = self._resolve_params()
+        D = int(self.n_features)
         check_feature_names(self, X, reset=True)
         X = check_matrix(X, "X")
         rng = check_rng(self.random_state, "random_state")
@@ -244,7 +229,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         return out
 
 
-@finite_result
+@validate_args({"N": [POSITIVE_INT], "eps": [_UNIT], "delta": [_UNIT],
+                "variant": [Options(*_VARIANTS)]})
 def rff_uniform_bound(N: int, eps: float, delta: float, *,
                       variant: Literal["cos_sin", "cos_phase"] = "cos_sin") -> int:
     r"""Number of random frequencies that makes RFF uniformly ``eps``-accurate.
@@ -286,17 +272,8 @@ def rff_uniform_bound(N: int, eps: float, delta: float, *,
         The smallest integer ``D`` satisfying the bound (``n_features`` of
         :class:`RandomFourierFeatures`).
     """
-    N = check_int(N, "N", minimum=1)
-    eps = check_positive(eps, "eps")
-    delta = check_positive(delta, "delta")
-    if eps >= 1:
-        raise ValueError(f"eps must lie in (0, 1); got {eps!r}")
-    if delta >= 1:
-        raise ValueError(f"delta must lie in (0, 1); got {delta!r}")
-    if variant not in _VARIANTS:
-        raise ValueError(f"variant must be one of {_VARIANTS}; got {variant!r}")
     const = 2.0 if variant == "cos_sin" else 8.0
-    D = const / eps / eps * math.log(2.0 * N**2 / delta)
+    D = const / eps / eps * (math.log(2.0) + 2.0 * math.log(N) - math.log(delta))
     if not D < 2.0**62:  # also catches inf
         raise ValueError(
             f"eps={eps!r} is too small: the bound asks for {D:.3g} features, more than an "

@@ -12,7 +12,6 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 
 from .._estimator_inputs import (
     PairwiseTags,
-    check_kernel_param,
     check_symmetric,
     gram,
     is_precomputed,
@@ -25,13 +24,13 @@ from .._validation import (
     check_feature_names,
     check_fitted,
     check_gram_psd,
-    check_int,
     check_matrix,
-    check_positive,
     check_rng,
     check_square,
     finite_result,
+    validate_params,
 )
+from .._validation.params import POSITIVE, POSITIVE_INT
 from ._common import (
     _BLOCK_ENTRIES,
     _check_transform_input,
@@ -84,6 +83,9 @@ class Nystroem(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         Number of eigenvalues of :math:`K_{mm}` kept.
     """
 
+    _parameter_constraints = {"kernel": ["kernel"], "n_components": [POSITIVE_INT],
+                              "random_state": ["random_state"], "rtol": [POSITIVE, None]}
+
     def __init__(self, *, kernel: KernelFunc, n_components: int = 100, random_state: Seed = None,
                  rtol: float | None = None) -> None:
         self.kernel = kernel
@@ -108,19 +110,19 @@ class Nystroem(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         -------
         self
         """
-        check_kernel_param(self.kernel)
+        validate_params(self)
         pre = is_precomputed(self.kernel)
         check_feature_names(self, X, reset=True)
         X = check_square(X, "X") if pre else check_matrix(X, "X")
         if pre:
             check_symmetric(X, "X")
         n = X.shape[0]
-        m = check_int(self.n_components, "n_components", minimum=1)
+        m = int(self.n_components)
         if m > n:
             warnings.warn(f"n_components={m} > n_samples={n}: n_components was set to "
                           "n_samples (the exact kernel), as scikit-learn does", stacklevel=2)
             m = n
-        rtol = m * EPS if self.rtol is None else check_positive(self.rtol, "rtol")
+        rtol = m * EPS if self.rtol is None else float(self.rtol)
         rng = check_rng(self.random_state, "random_state")
         idx = np.sort(rng.choice(n, size=m, replace=False))
         L = X[idx]

@@ -14,11 +14,12 @@ from .._typing import Seed
 from .._validation import (
     check_feature_names,
     check_fitted,
-    check_int,
     check_matrix,
     check_rng,
     finite_result,
+    validate_params,
 )
+from .._validation.params import POSITIVE_INT
 from ._common import (
     _check_transform_input,
 )
@@ -51,13 +52,16 @@ class PositiveRandomFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         The random vectors :math:`w_j`, one per column.
     """
 
+    _parameter_constraints = {"n_features": [POSITIVE_INT], "random_state": ["random_state"]}
+
     def __init__(self, *, n_features: int = 100, random_state: Seed = None) -> None:
         self.n_features = n_features
         self.random_state = random_state
 
     def fit(self, X: ArrayLike, y: ArrayLike = None) -> "PositiveRandomFeatures":
         """Draw the random vectors for inputs of X's dimension; returns ``self``."""
-        D = check_int(self.n_features, "n_features", minimum=1)
+        validate_params(self)
+        D = int(self.n_features)
         check_feature_names(self, X, reset=True)
         X = check_matrix(X, "X")
         rng = check_rng(self.random_state, "random_state")

@@ -9,8 +9,8 @@ import numpy as np
 
 from .._validation import (
     check_matrix,
-    check_positive,
 )
+from .._validation.params import Interval, Real, validate_args
 from .base import Kernel, _inner
 
 __all__ = ["sobolev1", "sobolev2", "jaccard", "intersection_power"]
@@ -146,6 +146,7 @@ def jaccard() -> Kernel:
     return _Jaccard()
 
 
+@validate_args({"base": [Interval(Real, 1, None, closed="left")]})
 def intersection_power(base: float = 2.0) -> Kernel:
     """Set kernel ``k(A, B) = base^{|A ∩ B|}`` on subsets, ``base >= 1``.
 
@@ -162,7 +163,4 @@ def intersection_power(base: float = 2.0) -> Kernel:
     -------
     Kernel
     """
-    b = check_positive(base, "base")
-    if b < 1.0:
-        raise ValueError(f"base must be >= 1; got {base!r}")
-    return _IntersectionPower(b)
+    return _IntersectionPower(float(base))

@@ -14,13 +14,13 @@ from .._folds import Folds, resolve_folds
 from .._typing import Seed
 from .._validation import (
     EPS,
-    check_int,
     check_lam_grid,
-    check_positive,
     check_rng,
     check_Xy,
     finite_result,
+    validate_args,
 )
+from .._validation.params import Integral, Interval, Real
 from ._core import _one_blas_thread, _path_core, _predict_core, _smoother_svd
 
 __all__ = [
@@ -35,6 +35,8 @@ __all__ = [
 ]
 
 
+@validate_args({"n": [Interval(Integral, 2, None, closed="left")],
+                "test_fraction": [Interval(Real, 0, 1, closed="neither")]})
 def holdout_split(n: int, test_fraction: float = 0.2,
                   random_state: Seed = None) -> tuple[np.ndarray, np.ndarray]:
     """Split ``range(n)`` at random into a training and a validation set.
@@ -60,16 +62,8 @@ def holdout_split(n: int, test_fraction: float = 0.2,
     >>> len(tr), len(te)
     (7, 3)
     """
-    n = check_int(n, "n", minimum=2)
-    f = check_positive(test_fraction, "test_fraction")
-    if f >= 1:
-        raise ValueError(f"test_fraction must lie in (0, 1); got {test_fraction!r}")
-    n_te = int(min(max(round(f * n), 1), n - 1))
-    rng = check_rng(random_state, "random_state")
-    try:
-        perm = rng.permutation(n)
-    except MemoryError as exc:
-        raise ValueError(f"n = {n} is too large: the split needs {n} indices in memory") from exc
+    n_te = int(min(max(round(test_fraction * n), 1), n - 1))
+    perm = check_rng(random_state, "random_state").permutation(n)
     return np.sort(perm[n_te:]), np.sort(perm[:n_te])
 
 

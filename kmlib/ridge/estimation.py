@@ -28,7 +28,9 @@ from .._validation import (
     check_Xy,
     finite_result,
     rank_tol,
+    validate_params,
 )
+from .._validation.params import NONNEGATIVE, validate_args
 from ._core import _check_method, _cholesky_solve, _filter, _pow2_scale, _shrink, _solve_many
 from .spectral import (
     standardize,
@@ -82,6 +84,7 @@ def ols(X: ArrayLike, y: ArrayLike) -> np.ndarray:
 
 
 @finite_result
+@validate_args({"lam": [NONNEGATIVE]})
 def ridge(X: ArrayLike, y: ArrayLike, lam: float,
           method: Literal["svd", "primal", "dual"] = "svd") -> np.ndarray:
     """Ridge coefficients ``(X^T X + lam I)^{-1} X^T y`` (no intercept, no scaling).
@@ -117,7 +120,6 @@ def ridge(X: ArrayLike, y: ArrayLike, lam: float,
         that cannot handle it.
     """
     X, y = check_Xy(X, y)
-    lam = check_lam(lam, "lam")
     method = _check_method(method)
     return _solve_many(X, y[:, None], lam, method)[:, 0]
 
@@ -176,6 +178,7 @@ def fitted_values_path(X: ArrayLike, y: ArrayLike, lams: ArrayLike) -> np.ndarra
 
 
 @finite_result
+@validate_args({"lam": [NONNEGATIVE], "fit_intercept": ["boolean"]})
 def ridge_augmented(X: ArrayLike, y: ArrayLike, lam: float, *, fit_intercept: bool = True
                     ) -> tuple[float, np.ndarray]:
     """Solve the ridge problem with an unpenalised intercept as one least-squares problem.
@@ -202,7 +205,6 @@ def ridge_augmented(X: ArrayLike, y: ArrayLike, lam: float, *, fit_intercept: bo
         The fitted coefficients.
     """
     X, y = check_Xy(X, y)
-    lam = check_lam(lam, "lam")
     n, p = X.shape
     ones = np.ones((n, 1)) if fit_intercept else np.zeros((n, 0))
     top = np.hstack([ones, X])
@@ -252,6 +254,9 @@ class RidgeRegression(RegressorMixin, BaseEstimator):
         Number of columns seen in ``fit``.
     """
 
+    _parameter_constraints = {"lam": [NONNEGATIVE], "fit_intercept": ["boolean"],
+                              "standardize": ["boolean"]}
+
     def __init__(self, *, lam: float = 1.0, fit_intercept: bool = True,
                  standardize: bool = True) -> None:
         self.lam = lam
@@ -282,7 +287,8 @@ class RidgeRegression(RegressorMixin, BaseEstimator):
         -------
         self : RidgeRegression
         """
-        lam = check_lam(self.lam, "lam")
+        validate_params(self)
+        lam = float(self.lam)
         check_feature_names(self, X, reset=True)
         X = check_matrix(X, "X")
         y = as_float_array(y, "y")

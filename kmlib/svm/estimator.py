@@ -4,6 +4,7 @@ The problem and the solver are described in :mod:`kmlib.svm`.
 """
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any, Callable, Literal
 
@@ -13,21 +14,22 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._estimator_inputs import (
     BinaryKernelClassifier,
-    check_solver_params,
     fit_inputs,
 )
 from .._linalg import one_blas_thread
 from .._validation import (
     check_feature_names,
     check_gram_psd,
-    check_positive,
     check_sample_weight,
     finite_result,
+    validate_params,
 )
+from .._validation.params import POSITIVE, POSITIVE_INT, Interval, Real, validate_args
 from .smo import _Rows, _smo
 
 
 @finite_result
+@validate_args({"lam": [POSITIVE]})
 def C_from_lam(lam: float) -> float:
     r"""Box constant C of the dual SVM that matches the penalty ``lam`` of the book.
 
@@ -45,7 +47,6 @@ def C_from_lam(lam: float) -> float:
     float
         :math:`C = 1/(2\lambda)`.
     """
-    lam = check_positive(lam, "lam")
     return 1.0 / (2.0 * lam)
 
 
@@ -112,6 +113,9 @@ class KernelSVM(BinaryKernelClassifier):
     scikit-learn's ``OneVsRestClassifier`` or ``OneVsOneClassifier``.
     """
 
+    _parameter_constraints = {"kernel": ["kernel"], "tol": [POSITIVE], "max_iter": [POSITIVE_INT],
+                              "C": [Interval(Real, 0, math.inf, closed="right")]}
+
     def __init__(self, *, kernel: Callable[..., Any] | Literal["precomputed"], C: float = 1.0,
                  tol: float = 1e-3, max_iter: int = 100_000) -> None:
         self.kernel = kernel
@@ -126,10 +130,6 @@ class KernelSVM(BinaryKernelClassifier):
         See :func:`C_from_lam` for the derivation.
         """
         return C_from_lam(lam)
-
-    def _check_params(self) -> tuple[float, float, int]:
-        tol, max_iter = check_solver_params(self.kernel, self.tol, self.max_iter)
-        return (np.inf if self.C == np.inf else check_positive(self.C, "C")), tol, max_iter
 
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
             ) -> "KernelSVM":
@@ -151,7 +151,8 @@ class KernelSVM(BinaryKernelClassifier):
         -------
         self : KernelSVM
         """
-        C, tol, max_iter = self._check_params()
+        validate_params(self)
+        C, tol, max_iter = float(self.C), float(self.tol), int(self.max_iter)
         check_feature_names(self, X, reset=True)
         K, X_fit, y, classes = fit_inputs(self.kernel, X, y, need_gram=False)
         if X_fit is None:

@@ -14,13 +14,12 @@ from numpy.typing import ArrayLike, NDArray
 from .._estimator_inputs import check_both_labels, check_symmetric, gram
 from .._validation import (
     check_gram_psd,
-    check_int,
     check_labels,
-    check_positive,
     check_same_length,
     check_square,
     finite_result,
 )
+from .._validation.params import POSITIVE, POSITIVE_INT, validate_args
 from ..kernels.base import Kernel
 
 #: Curvature floor of Fan, Chen & Lin (their tau): keeps the two-variable
@@ -39,6 +38,7 @@ class SMOResult(NamedTuple):
 
 
 @finite_result
+@validate_args({"C": [POSITIVE], "tol": [POSITIVE], "max_iter": [POSITIVE_INT]})
 def smo_solve(K: ArrayLike, y: ArrayLike, C: float, tol: float = 1e-3,
               max_iter: int = 100_000) -> SMOResult:
     r"""Solve the C-SVM dual on a kernel matrix by SMO with second-order working-set selection.
@@ -74,10 +74,7 @@ def smo_solve(K: ArrayLike, y: ArrayLike, C: float, tol: float = 1e-3,
     check_symmetric(K, "K")
     check_gram_psd(K, "K", who="smo_solve")
     check_both_labels(y)
-    C = check_positive(C, "C")
-    tol = check_positive(tol, "tol")
-    max_iter = check_int(max_iter, "max_iter", minimum=1)
-    return _smo(_Rows.of_matrix(np.ascontiguousarray(K)), y, C, tol, max_iter)
+    return _smo(_Rows.of_matrix(np.ascontiguousarray(K)), y, float(C), float(tol), int(max_iter))
 
 
 def _smo(rows: _Rows, y: np.ndarray, C: float | np.ndarray, tol: float,

@@ -14,7 +14,8 @@ from numpy.typing import ArrayLike
 from .._estimator_inputs import gram
 from .._linalg import one_blas_thread
 from .._typing import KernelFunc, Seed
-from .._validation import check_int, check_kernel, check_rng, finite_result
+from .._validation import check_rng, finite_result, validate_args
+from .._validation.params import POSITIVE_INT
 from ._common import center_gram, p_value, samples
 from .mmd import TestResult
 
@@ -29,12 +30,11 @@ def _grams(X: ArrayLike, Y: ArrayLike, kernel_x: KernelFunc, kernel_y: KernelFun
            min_rows: int, why: str) -> tuple[np.ndarray, np.ndarray]:
     """Check the paired samples; return ``K = kernel_x(X)`` and ``L = kernel_y(Y)``."""
     X, Y = samples(X, Y, min_rows, why, same_d=False, same_n=True)
-    check_kernel(kernel_x, "kernel_x")
-    check_kernel(kernel_y, "kernel_y")
     return gram(kernel_x, X, what="kernel_x(X)"), gram(kernel_y, Y, what="kernel_y(Y)")
 
 
 @finite_result
+@validate_args({"kernel_x": ["callable kernel"], "kernel_y": ["callable kernel"]})
 def hsic(X: ArrayLike, Y: ArrayLike, *, kernel_x: KernelFunc, kernel_y: KernelFunc,
          unbiased: bool = False) -> float:
     r"""HSIC of the paired samples ``X`` and ``Y`` (rows ``X[i]``, ``Y[i]`` are one draw).
@@ -82,6 +82,8 @@ def hsic(X: ArrayLike, Y: ArrayLike, *, kernel_x: KernelFunc, kernel_y: KernelFu
 
 
 @finite_result
+@validate_args({"kernel_x": ["callable kernel"], "kernel_y": ["callable kernel"],
+                "n_permutations": [POSITIVE_INT]})
 def independence_test(X: ArrayLike, Y: ArrayLike, *, kernel_x: KernelFunc,
                       kernel_y: KernelFunc, n_permutations: int = 1000,
                       random_state: Seed = None) -> TestResult:
@@ -129,7 +131,7 @@ def independence_test(X: ArrayLike, Y: ArrayLike, *, kernel_x: KernelFunc,
     0.01
     """
     K, L = _grams(X, Y, kernel_x, kernel_y, 2, "a pair")
-    B = check_int(n_permutations, "n_permutations", minimum=1)
+    B = n_permutations
     rng = check_rng(random_state, "random_state")
     n = K.shape[0]
     Kc, L = center_gram(K)[0], np.ascontiguousarray(L)

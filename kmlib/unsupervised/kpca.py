@@ -18,7 +18,6 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 
 from .._estimator_inputs import (
     PairwiseTags,
-    check_kernel_param,
     gram,
     is_precomputed,
     prediction_gram,
@@ -32,12 +31,12 @@ from .._validation import (
     check_feature_names,
     check_fitted,
     check_gram_psd,
-    check_int,
     check_matrix,
-    check_positive,
     check_square,
     check_symmetric,
+    validate_params,
 )
+from .._validation.params import POSITIVE, POSITIVE_INT
 from ..kernels import Kernel
 from ._common import center_gram
 
@@ -96,6 +95,9 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     array([[2.82842712]])
     """
 
+    _parameter_constraints = {"n_components": [POSITIVE_INT, None], "kernel": ["kernel"],
+                              "fit_inverse_transform": ["boolean"], "alpha": [POSITIVE]}
+
     def __init__(self, n_components: int | None = None, *, kernel: KernelFunc,
                  fit_inverse_transform: bool = False, alpha: float = 1.0) -> None:
         self.n_components = n_components
@@ -121,13 +123,12 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             If ``X`` or a hyper-parameter is invalid, the Gram matrix is not symmetric
             positive semi-definite, or its centred version is zero (no component).
         """
-        check_kernel_param(self.kernel)
-        pre = is_precomputed(self.kernel)
-        r = None if self.n_components is None else check_int(self.n_components, "n_components")
+        validate_params(self)
+        pre, r = is_precomputed(self.kernel), self.n_components
         if self.fit_inverse_transform and pre:
             raise ValueError("fit_inverse_transform=True needs the input points; it cannot be "
                              "used with kernel='precomputed'")
-        alpha = check_positive(self.alpha, "alpha") if self.fit_inverse_transform else None
+        alpha = float(self.alpha)
         check_feature_names(self, X, reset=True)
         X = check_square(X, "X") if pre else check_matrix(X, "X")
         if len(X) < 2:

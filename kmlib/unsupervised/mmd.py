@@ -16,7 +16,8 @@ from scipy.spatial.distance import pdist
 from .._estimator_inputs import gram
 from .._linalg import dot
 from .._typing import KernelFunc, Seed
-from .._validation import check_int, check_kernel, check_matrix, check_rng, finite_result
+from .._validation import check_matrix, check_rng, finite_result, validate_args
+from .._validation.params import POSITIVE_INT, Integral, Interval, Options
 from ..kernels import Kernel
 from ._common import p_value, samples
 
@@ -45,6 +46,7 @@ class TestResult(NamedTuple):
 
 
 @finite_result
+@validate_args({"kernel": ["callable kernel"], "unbiased": ["boolean"]})
 def mmd2(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc, unbiased: bool = False) -> float:
     r"""Squared maximum mean discrepancy between the samples ``X`` and ``Y``.
 
@@ -77,7 +79,6 @@ def mmd2(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc, unbiased: bool = Fal
     1.0
     """
     X, Y = samples(X, Y, 2 if unbiased else 1, "the unbiased MMD averages over pairs i != j")
-    check_kernel(kernel)
     m, n = len(X), len(Y)
     Kxx, Kyy = gram(kernel, X, what="kernel(X)"), gram(kernel, Y, what="kernel(Y)")
     cross = 2.0 * gram(kernel, X, Y).sum() / (m * n)
@@ -118,6 +119,7 @@ def _linear_h(kernel: KernelFunc, X: np.ndarray, Y: np.ndarray, ix: np.ndarray,
 
 
 @finite_result
+@validate_args({"kernel": ["callable kernel"]})
 def mmd2_linear(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc) -> float:
     r"""The linear-time MMD² statistic of Gretton et al. (2012, JMLR, Lemma 14).
 
@@ -151,10 +153,11 @@ def mmd2_linear(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc) -> float:
     1.0
     """
     X, Y = samples(X, Y, 2, "one pair of rows")
-    check_kernel(kernel)
     return float(np.mean(_linear_h(kernel, X, Y, np.arange(len(X)), np.arange(len(Y)))))
 
 
+@validate_args({"max_samples": [Interval(Integral, 2, None, closed="left")],
+                "random_state": ["random_state"]})
 def median_heuristic(X: ArrayLike, Y: ArrayLike | None = None, *, max_samples: int = 2000,
                      random_state: Seed = 0) -> float:
     """Median Euclidean distance between distinct points (pairs i < j) of X, or X and Y pooled.
@@ -191,7 +194,7 @@ def median_heuristic(X: ArrayLike, Y: ArrayLike | None = None, *, max_samples: i
     2.0
     """
     Z = check_matrix(X, "X") if Y is None else np.concatenate(samples(X, Y, 1, ""))
-    cap = check_int(max_samples, "max_samples", minimum=2)
+    cap = max_samples
     rng = check_rng(random_state, "random_state")
     if len(Z) < 2:
         raise ValueError(f"the pooled sample must have at least 2 points; got {len(Z)}")
@@ -226,6 +229,8 @@ def _quadratic_null(K: np.ndarray, m: int, perms: np.ndarray, unbiased: bool) ->
 
 
 @finite_result
+@validate_args({"kernel": ["callable kernel"], "n_permutations": [POSITIVE_INT],
+                "statistic": [Options("unbiased", "biased", "linear")]})
 def two_sample_test(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc,
                     n_permutations: int = 1000,
                     statistic: Literal["unbiased", "biased", "linear"] = "unbiased",
@@ -275,11 +280,8 @@ def two_sample_test(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc,
     ...                 random_state=0).p_value   # no permutation reaches the statistic
     0.01
     """
-    if statistic not in ("unbiased", "biased", "linear"):
-        raise ValueError(f"statistic must be 'unbiased', 'biased' or 'linear'; got {statistic!r}")
     X, Y = samples(X, Y, 2, "the unbiased and the linear statistic need pairs")
-    check_kernel(kernel)
-    B = check_int(n_permutations, "n_permutations", minimum=1)
+    B = n_permutations
     rng = check_rng(random_state, "random_state")
     m, N = len(X), len(X) + len(Y)
     Z = np.concatenate([X, Y])
