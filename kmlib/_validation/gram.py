@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import linalg
 
+from .._blocks import tile_side
 from .scalars import check_nonnegative
 from .tolerances import PSD_RTOL, SYMMETRY_RTOL, eig_tol
 
@@ -25,7 +26,7 @@ def check_symmetric(K: np.ndarray, name: str = "K") -> None:
     tile difference non-finite, so the same pass also rejects those.
     """
     n = K.shape[0]
-    b = 128
+    b = tile_side(n_arrays=3)  # a tile, its mirror and the difference stay in cache
     buf = np.empty((b, b))
     worst = 0.0
     scale = 0.0

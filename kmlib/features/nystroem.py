@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
+from .._blocks import row_blocks
 from .._estimator_inputs import (
     PairwiseTags,
     check_symmetric,
@@ -32,7 +33,6 @@ from .._validation import (
 )
 from .._validation.params import POSITIVE, POSITIVE_INT
 from ._common import (
-    _BLOCK_ENTRIES,
     _check_transform_input,
 )
 
@@ -159,8 +159,6 @@ class Nystroem(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         L, T = self.components_, self.normalization_
         n = X.shape[0]
         out = np.empty((n, T.shape[1]))
-        rows = max(1, _BLOCK_ENTRIES // T.shape[0])
-        for start in range(0, n, rows):
-            blk = slice(start, min(start + rows, n))
+        for blk in row_blocks(n, 8 * T.shape[0]):  # k(X_b, L): working_memory MiB
             np.matmul(self._gram(X[blk], L), T, out=out[blk])
         return out
