@@ -19,6 +19,7 @@ from ._validation import (
     check_feature_names,
     check_fitted,
     check_matrix,
+    check_n_features,
     check_same_length,
     check_square,
     check_symmetric,
@@ -111,15 +112,16 @@ def fit_inputs(kernel: Any, X: ArrayLike, y: ArrayLike, *, need_gram: bool, one_
     return K, X_fit, y, classes
 
 
-def prediction_gram(kernel: Any, X: ArrayLike, X_fit: np.ndarray | None, n_train: int,
-                    keep: np.ndarray | None = None, who: str = "the estimator") -> np.ndarray:
+def prediction_gram(estimator: Any, X: ArrayLike, X_fit: np.ndarray | None, n_train: int,
+                    keep: np.ndarray | None = None) -> np.ndarray:
     """Check test inputs ``X``; return their (m, n_train) cross Gram matrix with ``X_fit``.
 
     With ``kernel="precomputed"`` ``X`` is that matrix already.  Only the columns of the
     training points ``keep`` (e.g. support vectors; None: all) are returned, and the kernel
-    is not called when none is kept.  A ValueError (naming the estimator ``who``) when
+    is not called when none is kept.  A ValueError (naming the ``estimator``) when
     ``X`` has the wrong number of columns or the kernel returns a bad matrix.
     """
+    kernel = estimator.kernel
     if is_precomputed(kernel):
         if np.asarray(X).ndim == 1:
             raise ValueError(
@@ -127,20 +129,11 @@ def prediction_gram(kernel: Any, X: ArrayLike, X_fit: np.ndarray | None, n_train
                 "1-D array. Reshape your data, e.g. X.reshape(1, -1) for one test point"
             )
         Kt = check_matrix(X, "X", allow_1d=False)
-        if Kt.shape[1] != n_train:
-            raise ValueError(
-                f"X has {Kt.shape[1]} features, but {who} is expecting {n_train} features as "
-                f"input: X must be the (m, n_train) Gram matrix against the {n_train} "
-                f"training points; got shape {Kt.shape}"
-            )
+        check_n_features(estimator, Kt, n_train, f"X must be the (m, n_train) Gram matrix "
+                         f"against the {n_train} training points; got shape {Kt.shape}")
         return Kt if keep is None else Kt[:, keep]
     Xt = check_matrix(X, "X")
-    if Xt.shape[1] != X_fit.shape[1]:
-        raise ValueError(
-            f"X has {Xt.shape[1]} features, but {who} is expecting "
-            f"{X_fit.shape[1]} features as input (those of the training data). Reshape "
-            f"your data to (n_samples, {X_fit.shape[1]}) if it holds one sample or one feature"
-        )
+    check_n_features(estimator, Xt, X_fit.shape[1])
     ref = X_fit if keep is None else X_fit[keep]
     if ref.shape[0] == 0:
         return np.zeros((Xt.shape[0], 0))
@@ -175,9 +168,8 @@ class BinaryKernelClassifier(PairwiseTags, ClassifierMixin, BaseEstimator):
         """
         check_fitted(self, "dual_coef_")
         check_feature_names(self, X, reset=False)
-        Kt = prediction_gram(self.kernel, X, self.X_fit_, self.n_train_,
-                             keep=None if keep is None else getattr(self, keep),
-                             who=type(self).__name__)
+        Kt = prediction_gram(self, X, self.X_fit_, self.n_train_,
+                             keep=None if keep is None else getattr(self, keep))
         return Kt @ self.dual_coef_ + self.intercept_
 
     def predict(self, X: ArrayLike) -> np.ndarray:

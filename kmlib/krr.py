@@ -295,5 +295,5 @@ class KernelRidge(PairwiseTags, RegressorMixin, BaseEstimator):
         """
         check_fitted(self, "dual_coef_")
         check_feature_names(self, X, reset=False)
-        Kx = prediction_gram(self.kernel, X, self.X_fit_, len(self.dual_coef_), who="KernelRidge")
+        Kx = prediction_gram(self, X, self.X_fit_, len(self.dual_coef_))
         return dot(Kx, self.dual_coef_)

@@ -34,14 +34,11 @@ def as_float_array(X: ArrayLike, name: str) -> NDArray[np.float64]:
             "pass the real part explicitly if that is what you mean"
         )
     try:
-        A = A.astype(float, copy=False)
-    except TypeError as exc:
-        raise TypeError(f"{name} must be a numeric array; got {type(X).__name__} ({exc})") from exc
-    except ValueError as exc:
-        raise ValueError(f"{name} must be a numeric array; got {type(X).__name__} ({exc})") from exc
-    except OverflowError as exc:
-        raise ValueError(f"{name} has a value too large for float64 ({exc})") from exc
-    return A
+        return A.astype(float, copy=False)
+    except (TypeError, ValueError, OverflowError) as exc:  # a TypeError stays a TypeError
+        kind = TypeError if isinstance(exc, TypeError) else ValueError
+        raise kind(f"{name} must be a numeric array of float64 values; got "
+                   f"{type(X).__name__} ({exc})") from exc
 
 
 def _finite(a: np.ndarray, name: str) -> None:
@@ -125,16 +122,11 @@ def check_Xy(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def check_batch(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     """A stack of datasets: finite X of shape (R, n, p) and y of shape (R, n)."""
-    try:
-        X = as_float_array(X, "X")
-        y = as_float_array(y, "y")
-    except (TypeError, ValueError) as exc:
-        raise ValueError("X and y must be numeric arrays") from exc
+    X, y = as_float_array(X, "X"), as_float_array(y, "y")
     if X.ndim != 3 or min(X.shape) == 0:
         raise ValueError(f"X must have shape (n_datasets, n, p) with no empty axis; got {X.shape}")
     if y.shape != X.shape[:2]:
         raise ValueError(f"y must have shape (n_datasets, n) = {X.shape[:2]}; got {y.shape}")
-    for arr, name in ((X, "X"), (y, "y")):
-        if not np.all(np.isfinite(arr)):
-            raise ValueError(f"{name} contains NaN or infinite values")
+    _finite(X, "X")
+    _finite(y, "y")
     return X, y

@@ -55,18 +55,20 @@ def check_fitted(estimator: Any, attribute: str) -> None:
         )
 
 
-def check_n_features(estimator: Any, X: np.ndarray, what: str = "features") -> None:
-    """Raise unless ``X`` has as many columns as the data ``estimator`` was fitted on.
+def check_n_features(estimator: Any, X: np.ndarray, expected: int | None = None,
+                     what: str = "") -> None:
+    """Raise unless ``X`` has ``expected`` columns (default: those ``estimator`` was fitted on).
 
     The message has scikit-learn's shape ("X has 3 features, but KernelRidge is
-    expecting 2 features as input"), so tools built on scikit-learn recognise it.
+    expecting 2 features as input"), so tools built on scikit-learn recognise it;
+    ``what`` says what the columns must be (default: those of the training data).
     """
-    expected = estimator.n_features_in_
+    expected = estimator.n_features_in_ if expected is None else expected
     if X.shape[1] != expected:
         raise ValueError(
             f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting "
-            f"{expected} features as input ({what} of the training data). Reshape your "
-            f"data to (n_samples, {expected}) if it holds one sample or one feature"
+            f"{expected} features as input: {what or 'the features of the training data'}. "
+            f"Reshape your data to (n_samples, {expected}) if it holds one sample or one feature"
         )
 
 

@@ -120,7 +120,6 @@ def _symmetric_part(K: ArrayLike, tol: Any) -> tuple[np.ndarray, np.ndarray, flo
     return S, evals, tol_v
 
 
-@finite_result
 def is_psd(K: ArrayLike, tol: float | None = None) -> bool:
     """Return True when the symmetric matrix ``K`` is positive semidefinite.
 
@@ -148,7 +147,6 @@ def is_psd(K: ArrayLike, tol: float | None = None) -> bool:
     return bool(evals[0] >= -tol_v)
 
 
-@finite_result
 def is_nds(K: ArrayLike, tol: float | None = None) -> bool:
     """Return True when ``K`` is conditionally negative semidefinite.
 

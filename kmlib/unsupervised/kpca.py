@@ -203,8 +203,7 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         """
         check_fitted(self, "eigenvectors_")
         check_feature_names(self, X, reset=False)
-        Kx = prediction_gram(self.kernel, X, self.X_fit_, len(self.eigenvectors_),
-                             who="KernelPCA")
+        Kx = prediction_gram(self, X, self.X_fit_, len(self.eigenvectors_))
         Kx = Kx - Kx.mean(axis=1, keepdims=True) - self._col_means + self._grand_mean
         return dot(Kx, self.eigenvectors_ / np.sqrt(self.eigenvalues_))
 
