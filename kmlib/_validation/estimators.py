@@ -6,13 +6,13 @@ import warnings
 from typing import Any
 
 import numpy as np
-import scipy.sparse
 from numpy.typing import ArrayLike, NDArray
 from sklearn.exceptions import DataConversionWarning, NotFittedError
-from sklearn.utils import check_array
+from sklearn.utils import check_array, column_or_1d
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_non_negative, validate_data
 
-from .arrays import _finite, check_vector
+from .arrays import check_vector
 
 
 def check_labels(y: ArrayLike, name: str = "y") -> np.ndarray:
@@ -85,39 +85,14 @@ def check_binary_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, NDAr
     y_pm : ndarray of shape (n,)
         ``+1.0`` where ``y == classes[1]``, ``-1.0`` elsewhere.
     """
-    if scipy.sparse.issparse(y):
-        raise TypeError(f"{name} is a sparse matrix; pass the labels as a 1-D array")
     if y is None:
         raise ValueError(
             f"{name} is None; Expected array-like (array or non-string sequence), got None"
         )
-    arr = np.asarray(y)
-    if arr.dtype.kind == "c":
-        raise ValueError(f"{name} must hold class labels: Complex data not supported")
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr[:, 0]
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D of shape (n_samples,); got shape {arr.shape}")
-    if arr.shape[0] == 0:
-        raise ValueError(f"{name} is empty; expected at least 2 labels")
-    if arr.dtype.kind == "f":
-        _finite(arr, name)
-    elif arr.dtype.kind == "O":
-        try:
-            arr = arr.astype(str) if all(isinstance(v, str) for v in arr) else arr.astype(float)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"{name} must hold class labels (numbers or strings); {exc}") from exc
-        if arr.dtype.kind == "f":
-            _finite(arr, name)
-    elif arr.dtype.kind not in "biuUS":
-        raise ValueError(f"{name} must hold class labels; got dtype {arr.dtype}")
+    # scikit-learn's public checks: dense, 1-D (or a column), finite, not empty, discrete
+    arr = column_or_1d(check_array(y, ensure_2d=False, dtype=None, input_name=name), warn=False)
+    check_classification_targets(arr)
     classes = np.unique(arr)
-    if classes.shape[0] > 2 and arr.dtype.kind == "f" and np.any(classes != np.round(classes)):
-        raise ValueError(
-            f"Unknown label type: {name} looks like a continuous target (non-integer values "
-            f"such as {classes[classes != np.round(classes)][0]!r}); a classifier needs "
-            "class labels"
-        )
     if classes.shape[0] > 2:
         raise ValueError(
             f"Only binary classification is supported. {name} has {classes.shape[0]} classes "
