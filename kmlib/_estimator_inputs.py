@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import scipy.sparse
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 
@@ -37,14 +38,20 @@ def is_precomputed(kernel: Any) -> bool:
 
 
 class PairwiseTags:
-    """Mixin of the kernel estimators: the ``pairwise`` tag when ``kernel="precomputed"``.
+    """Mixin of the kernel estimators: the ``pairwise`` and ``sparse`` input tags.
 
-    X is then a Gram matrix, which scikit-learn's cross-validation slices by rows and columns.
+    With ``kernel="precomputed"`` X is a Gram matrix, which scikit-learn's cross-validation
+    slices by rows and columns.  Otherwise a ``scipy.sparse`` X is handed to the kernel:
+    kmlib's linear, polynomial and Gaussian kernels (and their sums, products, ...)
+    evaluate it, the others refuse it with a TypeError; a user's callable gets it as it is.
     """
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()  # type: ignore[misc]
-        tags.input_tags.pairwise = is_precomputed(self.kernel)  # type: ignore[attr-defined]
+        pre = is_precomputed(self.kernel)  # type: ignore[attr-defined]
+        tags.input_tags.pairwise = pre
+        tags.input_tags.sparse = not pre and getattr(self.kernel,  # type: ignore[attr-defined]
+                                                     "_sparse_ok", True)
         return tags
 
 
@@ -68,6 +75,8 @@ def gram(kernel: Any, X: np.ndarray, Y: np.ndarray | None = None, *, what: str |
     if what is None:
         what = "kernel(X)" if Y is None else "kernel(X, Y)"
     G = kernel(X) if Y is None else kernel(X, Y)
+    if scipy.sparse.issparse(G):   # e.g. X @ Y.T of sparse inputs
+        G = G.toarray()
     try:
         G = np.asarray(G, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -104,7 +113,7 @@ def fit_inputs(kernel: Any, X: ArrayLike, y: ArrayLike, *, need_gram: bool, one_
         check_symmetric(K, "X")
         X_fit = None
     else:
-        X_fit = check_matrix(X, "X")
+        X_fit = check_matrix(X, "X", accept_sparse=True)
         check_same_length(X_fit, y, "X", "y")
         K = None
     if K is None and need_gram:
@@ -132,7 +141,7 @@ def prediction_gram(estimator: Any, X: ArrayLike, X_fit: np.ndarray | None, n_tr
         check_n_features(estimator, Kt, n_train, f"X must be the (m, n_train) Gram matrix "
                          f"against the {n_train} training points; got shape {Kt.shape}")
         return Kt if keep is None else Kt[:, keep]
-    Xt = check_matrix(X, "X")
+    Xt = check_matrix(X, "X", accept_sparse=True)
     check_n_features(estimator, Xt, X_fit.shape[1])
     ref = X_fit if keep is None else X_fit[keep]
     if ref.shape[0] == 0:

@@ -253,7 +253,7 @@ class KernelRidge(PairwiseTags, RegressorMixin, BaseEstimator):
         validate_params(self)
         kernel, lam, pre = self.kernel, float(self.lam), is_precomputed(self.kernel)
         check_feature_names(self, X, reset=True)
-        X = check_square(X, "X") if pre else check_matrix(X, "X")
+        X = check_square(X, "X") if pre else check_matrix(X, "X", accept_sparse=True)
         warn_column_y(y)
         y = as_float_array(y, "y")
         multi = y.ndim >= 2 and y.shape[1:] != (1,)
@@ -277,7 +277,7 @@ class KernelRidge(PairwiseTags, RegressorMixin, BaseEstimator):
                                              "KernelRidge.fit", gram_matrix if owned else None, sw)
         alpha = alpha if sw is None else swy * alpha
         self.dual_coef_ = check_finite_result(alpha, "KernelRidge.fit: the dual coefficients")
-        self.X_fit_ = None if pre else np.array(X, copy=True)
+        self.X_fit_ = None if pre else X.copy()
         self.n_features_in_ = X.shape[1]
         return self
 

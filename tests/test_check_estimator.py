@@ -52,7 +52,8 @@ SMO_TOL = ("SMO stops at the KKT tolerance tol=1e-3 (LIBSVM's default), so a wei
 EXPECTED_FAILURES = {
     "KernelRidge": {"check_fit1d": ONE_D_X},
     "KernelSVM": {"check_fit1d": ONE_D_X,
-                  "check_sample_weight_equivalence_on_dense_data": SMO_TOL},
+                  "check_sample_weight_equivalence_on_dense_data": SMO_TOL,
+                  "check_sample_weight_equivalence_on_sparse_data": SMO_TOL},
     "KernelLogisticRegression": {"check_fit1d": ONE_D_X},
     "RidgeRegression": {"check_fit1d": ONE_D_X},
     "StackedRidge": {"check_fit1d": ONE_D_X},

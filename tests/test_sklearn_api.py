@@ -36,11 +36,13 @@ NEGATIVE_GRAM = ("with kernel='precomputed' X is a Gram matrix; one with negativ
 INTEGER_GRAM = ("the check truncates a Gram matrix to integers, which makes it indefinite; "
                 "Nystroem rejects an indefinite landmark Gram matrix (an eigenvalue below "
                 "-PSD_RTOL * max|eigenvalue|), where scikit-learn clips the eigenvalues")
-SMO_TOL = {"check_sample_weight_equivalence_on_dense_data": (
+_SMO_REASON = (
     "SMO stops at the KKT tolerance tol=1e-3 (LIBSVM's default), so a weight of 2 and a "
     "repeated point, the same problem, agree to about tol, not 1e-7; with tol=1e-10 the "
     "check passes (test_svm_sample_weight_equivalence_with_a_tight_tol). scikit-learn "
-    "marks this check xfail for its own SVC")}
+    "marks this check xfail for its own SVC")
+SMO_TOL = {"check_sample_weight_equivalence_on_dense_data": _SMO_REASON,
+           "check_sample_weight_equivalence_on_sparse_data": _SMO_REASON}
 NOT_SYMMETRIC = ("the check fits a random, non-symmetric 10 x 10 matrix as a precomputed Gram "
                  "matrix; kmlib rejects it (X must be a symmetric Gram matrix) before it looks "
                  "at the weights; with a symmetric K and one class left it raises a ValueError "
@@ -179,7 +181,12 @@ def test_clone_and_params():
 
 def test_svm_sample_weight_equivalence_with_a_tight_tol():
     """scikit-learn's check (weight 2 = the point twice, weight 0 = no point) at tol=1e-10."""
-    from sklearn.utils.estimator_checks import check_sample_weight_equivalence_on_dense_data
+    from sklearn.utils.estimator_checks import (
+        check_sample_weight_equivalence_on_dense_data,
+        check_sample_weight_equivalence_on_sparse_data,
+    )
     for kernel in (kernels.gaussian(1.0), kernels.linear()):
         check_sample_weight_equivalence_on_dense_data("KernelSVM",
                                                       KernelSVM(kernel=kernel, tol=1e-10))
+        check_sample_weight_equivalence_on_sparse_data("KernelSVM",
+                                                       KernelSVM(kernel=kernel, tol=1e-10))

@@ -6,6 +6,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse
 from numpy.typing import ArrayLike, NDArray
+from sklearn.utils import check_array
 
 
 def as_float_array(X: ArrayLike, name: str) -> NDArray[np.float64]:
@@ -51,12 +52,18 @@ def _finite(a: np.ndarray, name: str) -> None:
 
 
 def check_matrix(X: ArrayLike, name: str = "X", *, allow_1d: bool = True,
-                 min_rows: int = 1, finite: bool = True) -> np.ndarray:
+                 min_rows: int = 1, finite: bool = True, accept_sparse: bool = False) -> Any:
     """Return ``X`` as a float 2-D array of shape (n, d).
 
     A 1-D input of length n is read as n points in one dimension (shape (n, 1)),
-    the convention used throughout the book for functions on an interval.
+    the convention used throughout the book for functions on an interval.  With
+    ``accept_sparse``, a ``scipy.sparse`` matrix is returned as a float64 CSR matrix,
+    checked by scikit-learn's public ``check_array`` (finite, not empty); otherwise it
+    is refused with a TypeError that names ``X.toarray()``.
     """
+    if accept_sparse and scipy.sparse.issparse(X):
+        return check_array(X, accept_sparse="csr", dtype=np.float64, input_name=name,
+                           ensure_min_samples=min_rows)
     A = as_float_array(X, name)
     if A.ndim == 1 and allow_1d:
         A = A[:, None]
@@ -97,10 +104,10 @@ def check_vector(y: ArrayLike, name: str = "y", *, finite: bool = True,
 def check_same_length(a: np.ndarray, b: np.ndarray, name_a: str = "X",
                       name_b: str = "y") -> None:
     """Raise if ``a`` and ``b`` do not have the same number of rows."""
-    if len(a) != len(b):
+    if a.shape[0] != b.shape[0]:
         raise ValueError(
             f"{name_a} and {name_b} must have the same number of samples; "
-            f"got {len(a)} and {len(b)}"
+            f"got {a.shape[0]} and {b.shape[0]}"
         )
 
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validation import (
@@ -18,9 +17,9 @@ _VARIANTS = ("cos_sin", "cos_phase")
 _KERNELS = ("gaussian", "laplacian", "matern")
 
 
-def _check_transform_input(X: ArrayLike, estimator: Any) -> np.ndarray:
+def _check_transform_input(X: ArrayLike, estimator: Any, accept_sparse: bool = True) -> Any:
     """Validate ``X`` for ``transform`` against the dimension seen in ``fit``."""
     check_feature_names(estimator, X, reset=False)
-    X = check_matrix(X, "X")
+    X = check_matrix(X, "X", accept_sparse=accept_sparse)
     check_n_features(estimator, X)
     return X

@@ -5,9 +5,10 @@ Chapter "Large-scale kernel machines: random features and Nyström".
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
+import scipy.sparse
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
@@ -133,6 +134,11 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         self.nu = nu
         self.random_state = random_state
 
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True   # X @ W of a sparse X is dense
+        return tags
+
     _parameter_constraints = {
         "sigma": [POSITIVE, None], "n_features": [POSITIVE_INT],
         "variant": [Options(*_VARIANTS)], "kernel": [Options(*_KERNELS), Kernel],
@@ -176,7 +182,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         family, sigma, nu = self._resolve_params()
         D = int(self.n_features)
         check_feature_names(self, X, reset=True)
-        X = check_matrix(X, "X")
+        X = check_matrix(X, "X", accept_sparse=True)
         rng = check_rng(self.random_state, "random_state")
         d = X.shape[1]
         W = rng.standard_normal((d, D))
@@ -217,7 +223,10 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
             # one matrix product, then sin(t) = cos(t - pi/2) so that a single
             # in-place cosine runs over the contiguous (n, 2D) output
             out = np.empty((n, 2 * D))
-            np.matmul(X, W, out=out[:, :D])
+            if scipy.sparse.issparse(X):
+                out[:, :D] = X @ W
+            else:
+                np.matmul(X, W, out=out[:, :D])
             np.subtract(out[:, :D], 0.5 * np.pi, out=out[:, D:])
             scale = 1.0 / math.sqrt(D)
         else:

@@ -113,7 +113,7 @@ class Nystroem(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         validate_params(self)
         pre = is_precomputed(self.kernel)
         check_feature_names(self, X, reset=True)
-        X = check_square(X, "X") if pre else check_matrix(X, "X")
+        X = check_square(X, "X") if pre else check_matrix(X, "X", accept_sparse=True)
         if pre:
             check_symmetric(X, "X")
         n = X.shape[0]

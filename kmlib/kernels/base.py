@@ -17,6 +17,7 @@ from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
+import scipy.sparse
 from numpy.typing import ArrayLike
 
 from .._blocks import gen_blocks, tile_side
@@ -30,12 +31,22 @@ from .._validation import (
 __all__ = ["Kernel"]
 
 
-def _inner(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """Matrix of inner products ``X @ Y.T``, C-ordered, owned by the caller.
+def _inner(X: Any, Y: Any) -> np.ndarray:
+    """Matrix of inner products ``X @ Y.T``, C-ordered, owned by the caller (dense).
 
     numpy's product releases the GIL: the tiles of a large Gram matrix run in parallel.
+    For ``scipy.sparse`` inputs the sparse product is made dense.
     """
-    return X @ Y.T
+    G = X @ Y.T
+    return G.toarray() if scipy.sparse.issparse(G) else np.asarray(G)
+
+
+def _rowdot(X: Any, Y: Any) -> np.ndarray:
+    """The inner products ``<x_i, y_i>`` of paired rows, dense or sparse."""
+    if scipy.sparse.issparse(X) or scipy.sparse.issparse(Y):
+        P = X.multiply(Y) if scipy.sparse.issparse(X) else Y.multiply(X)
+        return np.asarray(P.sum(axis=1), dtype=float).ravel()
+    return np.einsum("ij,ij->i", X, Y)
 
 
 def _sq_dists(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
@@ -45,7 +56,21 @@ def _sq_dists(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     the cancellation in ``|x|^2 + |y|^2 - 2 x.y`` shrinks for off-centre data), and the
     product of the rows ``[-2 x, |x|^2, 1]`` and ``[y, 1, |y|^2]`` is the whole sum.
     Negative round-off is flipped to positive; when ``Y is X`` the diagonal is exactly 0.
+    Sparse inputs are not shifted (that would make them dense): ``|x|^2 + |y|^2 - 2 x.y``
+    from their row norms, negative round-off set to 0, as scikit-learn's
+    ``euclidean_distances`` does.
     """
+    if scipy.sparse.issparse(X) or scipy.sparse.issparse(Y):
+        xx = _rowdot(X, X)
+        yy = xx if Y is X else _rowdot(Y, Y)
+        D = _inner(X, Y)
+        D *= -2.0
+        D += xx[:, None]
+        D += yy
+        np.maximum(D, 0.0, out=D)
+        if Y is X:
+            np.fill_diagonal(D, 0.0)
+        return D
     shift = X.mean(axis=0)
     Xc = X - shift
     Yc = Xc if Y is X else Y - shift
@@ -93,7 +118,7 @@ def _tiled_gram(gram, X: np.ndarray, Y: np.ndarray, symmetric: bool) -> np.ndarr
                 for jj in gen_blocks(m, w):
                     G[ii, jj] = tile(Xi, Y[jj])
 
-    n, m = len(X), len(Y)
+    n, m = X.shape[0], Y.shape[0]
     side = tile_side()
     if n * m <= side * side:
         G = tile(X, Y)
@@ -149,9 +174,17 @@ class Kernel(ABC):
         """
         return None
 
-    def _check(self, X: ArrayLike, name: str) -> np.ndarray:
+    #: Whether the kernel evaluates ``scipy.sparse`` inputs (the linear, polynomial and
+    #: Gaussian kernels, and sums, products, powers, multiples and normalisations of them).
+    _sparse_ok = False
+
+    def _check(self, X: ArrayLike, name: str) -> Any:
         """Validate one input array; overridden by kernels with a restricted domain."""
-        return check_matrix(X, name)
+        if scipy.sparse.issparse(X) and not self._sparse_ok:
+            raise TypeError(f"{self!r} cannot evaluate a sparse {name}; pass a dense array, e.g. "
+                            f"{name}.toarray() (the linear, polynomial and Gaussian kernels, and "
+                            "sums, products and powers of them, accept scipy.sparse input)")
+        return check_matrix(X, name, accept_sparse=True)
 
     # -- public interface --------------------------------------------------
     def __call__(self, X: ArrayLike, Y: ArrayLike = None) -> np.ndarray:

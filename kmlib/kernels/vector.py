@@ -18,7 +18,7 @@ from .._validation import (
     check_positive,
     check_real,
 )
-from .base import Kernel, _inner, _sq_dists
+from .base import Kernel, _inner, _rowdot, _sq_dists
 
 __all__ = [
     "linear",
@@ -42,10 +42,10 @@ class _OfInner(Kernel):
         return self._profile(_inner(X, Y))
 
     def _diag(self, X):
-        return self._profile(np.einsum("ij,ij->i", X, X))
+        return self._profile(_rowdot(X, X))
 
     def _paired(self, X, Y):
-        return self._profile(np.einsum("ij,ij->i", X, Y))
+        return self._profile(_rowdot(X, Y))
 
 
 class _OfDistance(Kernel):
@@ -55,20 +55,23 @@ class _OfDistance(Kernel):
         return self._profile(_sq_dists(X, Y))
 
     def _diag(self, X):
-        return self._profile(np.zeros(len(X)))
+        return self._profile(np.zeros(X.shape[0]))
 
     def _paired(self, X, Y):
         D = X - Y
-        return self._profile(np.einsum("ij,ij->i", D, D))
+        return self._profile(_rowdot(D, D))
 
 
 class _Linear(_OfInner):
+    _sparse_ok = True
 
     def __repr__(self):
         return "linear()"
 
 
 class _Polynomial(_OfInner):
+    _sparse_ok = True
+
     def __init__(self, degree: int, c: float):
         self.degree, self.c = degree, c
 
@@ -80,6 +83,8 @@ class _Polynomial(_OfInner):
 
 
 class _Gaussian(_OfDistance):
+    _sparse_ok = True
+
     def __init__(self, sigma: float):
         self.sigma = sigma
 

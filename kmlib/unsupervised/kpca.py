@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import scipy.linalg as sla
+import scipy.sparse
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
@@ -95,6 +96,11 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     array([[2.82842712]])
     """
 
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = tags.input_tags.sparse and not self.fit_inverse_transform
+        return tags
+
     _parameter_constraints = {"n_components": [POSITIVE_INT, None], "kernel": ["kernel"],
                               "fit_inverse_transform": ["boolean"], "alpha": [POSITIVE]}
 
@@ -130,9 +136,12 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                              "used with kernel='precomputed'")
         alpha = float(self.alpha)
         check_feature_names(self, X, reset=True)
-        X = check_square(X, "X") if pre else check_matrix(X, "X")
-        if len(X) < 2:
-            raise ValueError(f"X has {len(X)} sample(s); KernelPCA needs at least 2 (it "
+        X = check_square(X, "X") if pre else check_matrix(X, "X", accept_sparse=True)
+        if self.fit_inverse_transform and scipy.sparse.issparse(X):
+            raise TypeError("KernelPCA(fit_inverse_transform=True) cannot use a sparse X (it "
+                            "learns a map back to dense points); pass X.toarray()")
+        if X.shape[0] < 2:
+            raise ValueError(f"X has {X.shape[0]} sample(s); KernelPCA needs at least 2 (it "
                              "centres the data)")
         K = X if pre else gram(self.kernel, X, finite=False)
         what = "X" if pre else "kernel(X)"
@@ -156,7 +165,7 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         top = np.argmax(np.abs(evecs), axis=0)
         self.eigenvectors_ = evecs * np.sign(evecs[top, np.arange(evecs.shape[1])])
         self.eigenvalues_ = evals[keep]
-        self.X_fit_ = None if pre else np.array(X, copy=True)
+        self.X_fit_ = None if pre else X.copy()
         self.n_features_in_ = X.shape[1]
         self.n_components_ = self._n_features_out = len(self.eigenvalues_)
         self.dual_coef_ = self.X_transformed_fit_ = None
