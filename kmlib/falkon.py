@@ -42,7 +42,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ._blocks import block_rows, gen_blocks
 from ._estimator_inputs import gram
-from ._linalg import blas_threads, one_blas_thread
+from ._linalg import blas_threads, one_blas_thread, psd_rtol
 from ._typing import KernelFunc, Seed
 from ._validation import (
     EPS,
@@ -240,7 +240,8 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
         workers = blas_threads()   # read before one_blas_thread lowers it
         with one_blas_thread():
             Kmm = np.array(gram(self.kernel, self.landmarks_, what="kernel(landmarks)"))
-            T, self.jitter_ = _cholesky(Kmm, EPS * max(np.trace(Kmm), EPS),
+            # the rank tolerance of psd_eigenpairs times the mean eigenvalue tr(K_mm) / m
+            T, self.jitter_ = _cholesky(Kmm, psd_rtol(m) * max(np.trace(Kmm), EPS) / m,
                                         "kernel(landmarks)")
             del Kmm
         rows = slice(None) if solver == "direct" else np.sort(rng.choice(n, s - m, replace=False))

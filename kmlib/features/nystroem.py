@@ -17,11 +17,9 @@ from .._estimator_inputs import (
     gram,
     is_precomputed,
 )
-from .._linalg import eigh_owned
+from .._linalg import eigh_owned, psd_eigenpairs
 from .._typing import KernelFunc, Seed
 from .._validation import (
-    EPS,
-    check_eigenvalues_psd,
     check_feature_names,
     check_fitted,
     check_gram_psd,
@@ -122,23 +120,19 @@ class Nystroem(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
             warnings.warn(f"n_components={m} > n_samples={n}: n_components was set to "
                           "n_samples (the exact kernel), as scikit-learn does", stacklevel=2)
             m = n
-        rtol = m * EPS if self.rtol is None else float(self.rtol)
+        rtol = None if self.rtol is None else float(self.rtol)
         rng = check_rng(self.random_state, "random_state")
         idx = np.sort(rng.choice(n, size=m, replace=False))
         L = X[idx]
         Kmm = L[:, idx] if pre else self._gram(L, L)
         Kmm = 0.5 * (Kmm + Kmm.T)
         check_gram_psd(Kmm, "kernel(landmarks)", who="Nystroem.fit")
-        evals, evecs = eigh_owned(Kmm)
-        check_eigenvalues_psd(evals, "kernel(landmarks)", who="Nystroem.fit")
-        top = evals[-1]
-        keep = evals > rtol * top if top > 0 else np.zeros_like(evals, dtype=bool)
-        U = evecs[:, keep]
-        Ushr = U / np.sqrt(evals[keep])
-        self.normalization_ = Ushr @ U.T
+        evals, U = psd_eigenpairs(*eigh_owned(Kmm), rtol=rtol, name="kernel(landmarks)",
+                                  who="Nystroem.fit")
+        self.normalization_ = (U / np.sqrt(evals)) @ U.T
         self.components_ = L
         self.component_indices_ = idx
-        self.rank_ = int(np.count_nonzero(keep))
+        self.rank_ = len(evals)
         self.n_features_in_, self._n_features_out = X.shape[1], m
         return self
 
