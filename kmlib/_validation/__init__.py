@@ -22,6 +22,7 @@ from .arrays import (
     check_square,
     check_vector,
     check_Xy,
+    preserve_float32,
 )
 from .estimators import (
     check_binary_labels,
@@ -80,5 +81,5 @@ __all__ = [
     "check_rng", "check_fitted", "check_square", "check_real", "check_symmetric",
     "check_feature_names", "check_sample_weight", "warn_column_y", "Interval", "Options",
     "Real", "Integral", "check_constraints", "validate_args", "validate_params",
-    "POSITIVE", "NONNEGATIVE", "POSITIVE_INT",
+    "POSITIVE", "NONNEGATIVE", "POSITIVE_INT", "preserve_float32",
 ]

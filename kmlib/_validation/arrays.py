@@ -1,7 +1,8 @@
 """Array arguments: conversion to float64 and checks of shape, finiteness and length."""
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import Any, Callable
 
 import numpy as np
 import scipy.sparse
@@ -40,6 +41,37 @@ def as_float_array(X: ArrayLike, name: str) -> NDArray[np.float64]:
         kind = TypeError if isinstance(exc, TypeError) else ValueError
         raise kind(f"{name} must be a numeric array of float64 values; got "
                    f"{type(X).__name__} ({exc})") from exc
+
+
+def _is_float32(A: Any) -> bool:
+    return getattr(A, "dtype", None) == np.float32
+
+
+def preserve_float32(method: Callable[..., Any] | None = None, *, pair: bool = False) -> Any:
+    """Return a method's array result in float32 when its input ``X`` is float32.
+
+    scikit-learn's rule for its kernels and transformers: float32 in, float32 out (a Gram
+    matrix of two arguments is float32 when both are).  kmlib computes in float64 and
+    rounds the result once; a result beyond float32's range raises a ValueError instead
+    of becoming inf.  ``pair``: the method takes ``(X, Y=None)``, and Y must be float32 too.
+    """
+    if method is None:
+        return functools.partial(preserve_float32, pair=pair)
+
+    @functools.wraps(method)
+    def wrapper(self: Any, X: Any, *args: Any, **kwargs: Any) -> Any:
+        out = method(self, X, *args, **kwargs)
+        Y = (args[0] if args else kwargs.get("Y")) if pair else None
+        if not (_is_float32(X) and (Y is None or _is_float32(Y))):
+            return out
+        with np.errstate(over="ignore"):
+            out32 = out.astype(np.float32)
+        if not np.all(np.isfinite(out32)) and np.all(np.isfinite(out)):
+            raise ValueError(f"{type(self).__name__}: the result exceeds the range of float32 "
+                             "(about 3.4e38); pass the input as float64")
+        return out32
+
+    return wrapper
 
 
 def _finite(a: np.ndarray, name: str) -> None:

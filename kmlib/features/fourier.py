@@ -19,6 +19,7 @@ from .._validation import (
     check_matrix,
     check_rng,
     finite_result,
+    preserve_float32,
     validate_args,
     validate_params,
 )
@@ -137,6 +138,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True   # X @ W of a sparse X is dense
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
 
     _parameter_constraints = {
@@ -204,6 +206,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         return self
 
     @finite_result
+    @preserve_float32
     def transform(self, X: ArrayLike) -> np.ndarray:
         """Map ``X`` to the random features.
 

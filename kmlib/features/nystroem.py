@@ -5,6 +5,7 @@ Chapter "Large-scale kernel machines: random features and Nyström".
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -27,6 +28,7 @@ from .._validation import (
     check_rng,
     check_square,
     finite_result,
+    preserve_float32,
     validate_params,
 )
 from .._validation.params import POSITIVE, POSITIVE_INT
@@ -80,6 +82,11 @@ class Nystroem(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
     rank_ : int
         Number of eigenvalues of :math:`K_{mm}` kept.
     """
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
 
     _parameter_constraints = {"kernel": ["kernel"], "n_components": [POSITIVE_INT],
                               "random_state": ["random_state"], "rtol": [POSITIVE, None]}
@@ -137,6 +144,7 @@ class Nystroem(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         return self
 
     @finite_result
+    @preserve_float32
     def transform(self, X: ArrayLike) -> np.ndarray:
         """Nystroem features ``Phi = k(X, components_) @ normalization_``.
 

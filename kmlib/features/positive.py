@@ -5,6 +5,7 @@ Chapter "Large-scale kernel machines: random features and Nyström".
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -17,6 +18,7 @@ from .._validation import (
     check_matrix,
     check_rng,
     finite_result,
+    preserve_float32,
     validate_params,
 )
 from .._validation.params import POSITIVE_INT
@@ -52,6 +54,11 @@ class PositiveRandomFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         The random vectors :math:`w_j`, one per column.
     """
 
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
+
     _parameter_constraints = {"n_features": [POSITIVE_INT], "random_state": ["random_state"]}
 
     def __init__(self, *, n_features: int = 100, random_state: Seed = None) -> None:
@@ -70,6 +77,7 @@ class PositiveRandomFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         return self
 
     @finite_result
+    @preserve_float32
     def transform(self, X: ArrayLike) -> np.ndarray:
         """Map ``X`` (shape (n_samples, n_dims)) to features of shape (n_samples, n_features)."""
         check_fitted(self, "W_")

@@ -26,6 +26,7 @@ from .._validation import (
     check_int,
     check_matrix,
     check_nonnegative,
+    preserve_float32,
 )
 
 __all__ = ["Kernel"]
@@ -187,6 +188,7 @@ class Kernel(ABC):
         return check_matrix(X, name, accept_sparse=True)
 
     # -- public interface --------------------------------------------------
+    @preserve_float32(pair=True)
     def __call__(self, X: ArrayLike, Y: ArrayLike = None) -> np.ndarray:
         """Return the Gram matrix ``[k(x_i, y_j)]`` of shape ``(len(X), len(Y))``.
 
@@ -227,6 +229,7 @@ class Kernel(ABC):
             )
         return G
 
+    @preserve_float32
     def diag(self, X: ArrayLike) -> np.ndarray:
         """Return the vector ``(k(x_1, x_1), ..., k(x_n, x_n))``.
 

@@ -33,6 +33,7 @@ from .._validation import (
     check_matrix,
     check_square,
     check_symmetric,
+    preserve_float32,
     validate_params,
 )
 from .._validation.params import POSITIVE, POSITIVE_INT
@@ -97,6 +98,7 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = tags.input_tags.sparse and not self.fit_inverse_transform
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
 
     _parameter_constraints = {"n_components": [POSITIVE_INT, None], "kernel": ["kernel"],
@@ -178,6 +180,7 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             self.X_transformed_fit_ = Z
         return self
 
+    @preserve_float32
     def fit_transform(self, X: ArrayLike, y: Any = None) -> np.ndarray:
         """Fit and return the training projections ``eigenvectors_ * sqrt(eigenvalues_)``.
 
@@ -193,6 +196,7 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         self.fit(X)
         return self.eigenvectors_ * np.sqrt(self.eigenvalues_)
 
+    @preserve_float32
     def transform(self, X: ArrayLike) -> np.ndarray:
         """Components of new points: ``Kc @ eigenvectors_ / sqrt(eigenvalues_)``.
 
