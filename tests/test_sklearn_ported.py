@@ -22,13 +22,16 @@ Each ported test keeps its original name, data, calls, assertions and tolerances
 for the numbered adaptations below; the reference is the original's (scikit-learn's
 ``Ridge``/``LinearRegression``, ``pairwise_kernels``, the exact kernel, or an identity).
 
-Ported (dense parts only: kmlib is dense and float64 only).
-``test_kernel_ridge.py``: ``test_kernel_ridge``, ``test_kernel_ridge_singular_kernel``,
+Ported.
+``test_kernel_ridge.py``: ``test_kernel_ridge``, ``test_kernel_ridge_sparse`` (from the
+installed scikit-learn 1.7.2 wheel's ``sklearn/tests/test_kernel_ridge.py``),
+``test_kernel_ridge_singular_kernel``,
 ``test_kernel_ridge_precomputed``, ``test_kernel_ridge_precomputed_kernel_unchanged``,
 ``test_kernel_ridge_sample_weights``, ``test_kernel_ridge_multi_output``.
 ``test_kernel_approximation.py``: ``test_rbf_sampler``,
 ``test_rbf_sampler_fitted_attributes_dtype`` (float32: xfail, D3),
-``test_rbf_sampler_dtype_equivalence``, ``test_input_validation``,
+``test_rbf_sampler_dtype_equivalence``, ``test_input_validation`` (with its sparse half,
+from the 1.7.2 wheel),
 ``test_nystroem_approximation``, ``test_nystroem_default_parameters``,
 ``test_nystroem_singular_kernel``, ``test_nystroem_poly_kernel_params``,
 ``test_nystroem_callable``, ``test_nystroem_precomputed_kernel``,
@@ -41,8 +44,8 @@ Ported (dense parts only: kmlib is dense and float64 only).
 ``test_raises_value_error_if_sample_weights_greater_than_1d``,
 ``test_ridge_regression_check_arguments_validity``, ``test_ridge_sample_weight_consistency``.
 
-Not ported, and why.  Sparse inputs (``test_kernel_ridge_csr``/``_csc``, the sparse halves of
-``test_dense_sparse`` and ``test_input_validation``, ``test_sparse_design_with_sample_weights``,
+Not ported, and why.  Sparse inputs to ``Ridge`` (``RidgeRegression`` is dense, README: the
+sparse halves of ``test_dense_sparse``, ``test_sparse_design_with_sample_weights``,
 ``test_ridge_fit_intercept_sparse*``, ``test_X_CenterStackOp``, ``test_compute_gram``,
 ``test_compute_covariance``); float32 (``test_dtype_match*``,
 ``test_ridge_regression_dtype_stability``, ``test_skewed_chi2_sampler_*dtype*``); samplers
@@ -131,8 +134,8 @@ D1. (none since multi-output ``KernelRidge``: ``test_kernel_ridge_multi_output``
 D2. ``test_nystroem_approximation[additive_chi2]``: the ``additive_chi2`` Gram matrices
     are negative semi-definite (zero diagonal, negative off it); kmlib refuses the
     landmark matrix with a ValueError where scikit-learn clips the eigenvalues.
-D3. ``test_rbf_sampler_fitted_attributes_dtype[float32]``: kmlib computes in float64, so
-    ``W_`` and ``u_`` are float64 for float32 input.
+D3. ``test_rbf_sampler_fitted_attributes_dtype[float32]``: kmlib computes in float64 and
+    rounds only the output to float32, so ``W_`` and ``u_`` are float64 for float32 input.
 D4. ``test_ridge_shapes_type[1d]``: ``intercept_`` is a Python ``float`` for one output,
     which has no ``.shape`` (scikit-learn's is a numpy float64, ``shape == ()``);
     ``test_ridge_shapes_type[column]``: ``y`` of shape (n, 1) is one output, so ``coef_``
@@ -162,6 +165,7 @@ from sklearn.metrics.pairwise import (
     rbf_kernel,
 )
 from sklearn.utils import check_random_state
+from sklearn.utils.fixes import CSC_CONTAINERS, CSR_CONTAINERS
 
 from kmlib import kernels
 from kmlib.features import Nystroem, RandomFourierFeatures
@@ -193,6 +197,18 @@ Y = np.array([y, y]).T
 def test_kernel_ridge():
     pred = Ridge(alpha=1, fit_intercept=False).fit(X, y).predict(X)
     pred2 = KernelRidge(kernel=sk_kernel("linear"), lam=1).fit(X, y).predict(X)
+    assert_array_almost_equal(pred, pred2)
+
+
+@pytest.mark.parametrize("sparse_container", [*CSR_CONTAINERS, *CSC_CONTAINERS])
+def test_kernel_ridge_sparse(sparse_container):
+    X_sparse = sparse_container(X)
+    pred = (
+        Ridge(alpha=1, fit_intercept=False, solver="cholesky")
+        .fit(X_sparse, y)
+        .predict(X_sparse)
+    )
+    pred2 = KernelRidge(kernel=sk_kernel("linear"), lam=1).fit(X_sparse, y).predict(X_sparse)
     assert_array_almost_equal(pred, pred2)
 
 
@@ -284,7 +300,7 @@ def test_rbf_sampler(random_state):
 @pytest.mark.parametrize("global_dtype", [
     np.float64,
     pytest.param(np.float32, marks=pytest.mark.xfail(
-        strict=True, reason="documented difference D3: kmlib computes in float64")),
+        strict=True, reason="documented difference D3: kmlib's fitted attributes are float64")),
 ])
 def test_rbf_sampler_fitted_attributes_dtype(global_dtype):
     """Check that the fitted attributes are stored accordingly to the
@@ -313,11 +329,15 @@ def test_rbf_sampler_dtype_equivalence():
     assert_allclose(rbf32.W_, rbf64.W_)
 
 
-def test_input_validation():
+@pytest.mark.parametrize("csr_container", CSR_CONTAINERS)
+def test_input_validation(csr_container):
     # Regression test: kernel approx. transformers should work on lists
     # No assertions; the old versions would simply crash
-    # (AdditiveChi2Sampler, SkewedChi2Sampler and the sparse input are not ported)
+    # (AdditiveChi2Sampler and SkewedChi2Sampler are not ported)
     X = [[1, 2], [3, 4], [5, 6]]
+    RandomFourierFeatures(variant="cos_phase").fit(X).transform(X)
+
+    X = csr_container(X)
     RandomFourierFeatures(variant="cos_phase").fit(X).transform(X)
 
 

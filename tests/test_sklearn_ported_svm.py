@@ -4,8 +4,9 @@ Where they come from.  ``sklearn/svm/tests/test_svm.py`` of scikit-learn's repos
 (``scikit-learn/scikit-learn``), read through the project's code index at commit
 ``ce206fa158d22655549837a1959602ee72666b82``, the commit the index names as its newest
 stored version (scikit-learn 1.6 or later: it has ``test_svm_with_infinite_C``).
-``test_sparse.py`` is not ported: kmlib is dense only.  The kernel ridge, kernel
-approximation and ridge tests are in ``test_sklearn_ported.py``.
+Its sparse companion ``sklearn/svm/tests/test_sparse.py`` is ported from the installed
+scikit-learn 1.7.2 wheel (end of this file).  The kernel ridge, kernel approximation and
+ridge tests are in ``test_sklearn_ported.py``.
 
 Each ported test keeps its original name, data, calls, assertions and tolerances, except
 for the numbered adaptations below.  ``KernelSVM`` is a two-class C-SVM with an intercept,
@@ -23,9 +24,18 @@ Ported: ``test_libsvm_parameters``, ``test_libsvm_iris`` (its SVC part; xfail S1
 (xfail S1), ``test_svc_bad_kernel``, ``test_libsvm_convergence_warnings`` (xfail S5),
 ``test_unfitted``, ``test_decision_function_shape_two_class``,
 ``test_custom_kernel_not_array_input`` (xfail S3), ``test_n_iter_libsvm`` (xfail S1, S4),
-``test_svm_with_infinite_C``.
+``test_svm_with_infinite_C``.  From ``test_sparse.py``: ``test_svc`` (the two-class sample;
+the other three data sets xfail S1; the sigmoid kernel xfails P1),
+``test_svc_with_custom_kernel``, ``test_svc_iris`` (xfail S1),
+``test_sparse_decision_function`` (its multiclass half xfails S1), ``test_error``,
+``test_sample_weights``, ``test_sparse_svc_clone_with_callable_kernel``.
 
-Not ported, and why.  Estimators kmlib does not have: ``test_svr``, ``test_linearsvr*``,
+Not ported, and why.  From ``test_sparse.py``: LinearSVC, OneClassSVM and
+LogisticRegression (``test_linearsvc*``, ``test_sparse_oneclasssvm``,
+``test_sparse_liblinear_intercept_handling``), ``class_weight`` (``test_weight``),
+``probability`` (``test_consistent_proba``), libsvm internals (``test_unsorted_indices``,
+``test_timeout``, ``test_sparse_realdata``).  From ``test_svm.py``, estimators kmlib does
+not have: ``test_svr``, ``test_linearsvr*``,
 ``test_svr_errors``, ``test_oneclass*``, ``test_svr_predict``,
 ``test_svm_regressor_sided_sample_weight``, ``test_linearsvc*``,
 ``test_crammer_singer_binary``, ``test_dense_liblinear_intercept_handling``,
@@ -41,8 +51,9 @@ also calls ``_libsvm``), ``class_weight`` (``test_weight``, ``test_auto_weight``
 ``test_svc_ovr_tie_breaking``), ``gamma="scale"`` as an attribute (``test_gamma_scale``),
 ``coef_`` (``test_immutable_coef_property``).  libsvm internals:
 ``test_svc_raises_error_internal_representation`` (``_n_support``) and the ``_libsvm``
-half of ``test_libsvm_iris``.  Sparse inputs: ``test_sparse_precomputed``,
-``test_sparse_fit_support_vectors_empty`` and the sparse check of ``test_bad_input``.
+half of ``test_libsvm_iris``.  A sparse precomputed Gram matrix (kmlib takes a dense one):
+``test_sparse_precomputed``, ``test_sparse_fit_support_vectors_empty`` and the sparse
+check of ``test_bad_input``.
 
 Adaptations, applied throughout:
 
@@ -78,8 +89,13 @@ Adaptations, applied throughout:
    ``test_decision_function``: multiclass / binary / kernel binary), so that each xfail
    marks only what differs; the estimator parametrisations keep their SVC case (ids kept).
 
-Documented differences (``xfail(strict=True)``; stated in ``KernelSVM``'s docstrings, but
-not yet in the README's list of deliberate differences from scikit-learn):
+9. ``test_sparse.py``'s ``check_svm_model_equal``: ``dual_coef_`` is dense (adaptation 3),
+   ``predict_proba`` is dropped (adaptation 4), and a model fitted on dense X predicts a
+   sparse X_test as the sparse model does (scikit-learn raises a ValueError there);
+   ``test_sparse_decision_function``'s binary half fits the sparse X, as its multiclass half.
+
+Documented differences (``xfail(strict=True)``; each in the README's list of deliberate
+differences from scikit-learn):
 
 S1. ``KernelSVM`` is a two-class classifier (``Only binary classification is supported``;
     scikit-learn's SVC does one-vs-one): ``test_libsvm_iris``,
@@ -98,6 +114,8 @@ S5. ``test_libsvm_convergence_warnings``: kmlib's SMO (second-order working-set
     selection) solves this toy problem in one iteration, so ``max_iter=2`` is never
     reached and nothing warns; when it is reached, KernelSVM warns with scikit-learn's
     ``ConvergenceWarning``, as SVC does (``tests/test_svm.py``).
+P1. kmlib's sigmoid kernel refuses a sparse X with a TypeError naming ``X.toarray()``
+    (sparse input is evaluated by the linear, polynomial and Gaussian kernels).
 
 kmlib bugs found by the port, since fixed:
 
@@ -117,12 +135,15 @@ from numpy.testing import (
     assert_array_almost_equal,
     assert_array_equal,
 )
+from scipy import sparse
 from sklearn import base, datasets
 from sklearn.datasets import make_blobs, make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.multiclass import OneVsRestClassifier
 from sklearn.utils import check_random_state
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.fixes import CSR_CONTAINERS, LIL_CONTAINERS
 from sklearn.utils.validation import _num_samples
 
 from kmlib import kernels
@@ -650,3 +671,175 @@ def test_svm_with_infinite_C(Estimator, make_dataset, C_inf):
 
     assert_allclose(estimator_C_large.predict(X), estimator_C_inf.predict(X))
 
+
+
+# ---------------------------------------------------------------------------
+# sklearn/svm/tests/test_sparse.py (the installed scikit-learn 1.7.2 wheel)
+# ---------------------------------------------------------------------------
+SPARSE_KERNELS = {  # adaptation 1 for SVC(gamma=1, kernel=...): degree 3, coef0 0
+    "linear": kernels.linear(), "poly": kernels.polynomial(3, 0.0),
+    "rbf": gaussian_for_gamma(1.0), "sigmoid": kernels.sigmoid(1.0, 0.0)}
+SPARSE_SIGMOID = ("documented difference P1: kmlib's sigmoid kernel refuses sparse input "
+                  "(TypeError naming X.toarray())")
+
+# test sample 2
+X2 = np.array([[0, 0, 0], [1, 1, 1], [2, 0, 0], [0, 0, 2], [3, 3, 3]])
+Y2 = [1, 2, 2, 2, 3]
+T2 = np.array([[-1, -1, -1], [1, 1, 1], [2, 2, 2]])
+X_blobs, y_blobs = make_blobs(n_samples=100, centers=10, random_state=0)
+
+
+def check_svm_model_equal(dense_svm, X_train, y_train, X_test):
+    # Use the original svm model for dense fit and clone an exactly same
+    # svm model for sparse fit
+    sparse_svm = base.clone(dense_svm)
+
+    dense_svm.fit(X_train.toarray(), y_train)
+    if sparse.issparse(X_test):
+        X_test_dense = X_test.toarray()
+    else:
+        X_test_dense = X_test
+    sparse_svm.fit(X_train, y_train)
+    assert sparse.issparse(sparse_svm.support_vectors_)
+    assert_allclose(dense_svm.support_vectors_, sparse_svm.support_vectors_.toarray())
+    assert_allclose(dense_svm.dual_coef_, sparse_svm.dual_coef_)   # adaptation 3: dense
+    assert_allclose(dense_svm.support_, sparse_svm.support_)
+    assert_allclose(dense_svm.predict(X_test_dense), sparse_svm.predict(X_test))
+
+    assert_array_almost_equal(
+        dense_svm.decision_function(X_test_dense), sparse_svm.decision_function(X_test)
+    )
+    assert_array_almost_equal(
+        dense_svm.decision_function(X_test_dense),
+        sparse_svm.decision_function(X_test_dense),
+    )
+    # adaptation 9: predict_proba dropped (adaptation 4); a model fitted on dense X
+    # predicts a sparse X_test (scikit-learn raises a ValueError there)
+    if sparse.issparse(X_test):
+        assert_allclose(dense_svm.predict(X_test), sparse_svm.predict(X_test))
+
+
+@pytest.mark.parametrize(
+    "X_train, y_train, X_test",
+    [
+        [np.array(X), Y, np.array(T)],
+        pytest.param(X2, Y2, T2, marks=xfail(S1, raises=ValueError)),
+        pytest.param(X_blobs[:80], y_blobs[:80], X_blobs[80:], marks=xfail(S1, raises=ValueError)),
+        pytest.param(iris.data, iris.target, iris.data, marks=xfail(S1, raises=ValueError)),
+    ],
+)
+@pytest.mark.parametrize("kernel", [
+    "linear", "poly", "rbf",
+    # TypeError (P1); with more than two classes the labels' ValueError (S1) comes first
+    pytest.param("sigmoid", marks=xfail(SPARSE_SIGMOID, raises=(TypeError, ValueError)))])
+@pytest.mark.parametrize("sparse_container", CSR_CONTAINERS + LIL_CONTAINERS)
+def test_svc(X_train, y_train, X_test, kernel, sparse_container):
+    """Check that sparse SVC gives the same result as SVC."""
+    X_train = sparse_container(X_train)
+
+    clf = KernelSVM(kernel=SPARSE_KERNELS[kernel])
+    check_svm_model_equal(clf, X_train, y_train, X_test)
+
+
+@pytest.mark.parametrize("lil_container", LIL_CONTAINERS)
+def test_svc_with_custom_kernel(lil_container):
+    def kfunc(x, y):
+        return safe_sparse_dot(x, y.T)
+
+    X_sp = lil_container(X)
+    clf_lin = KernelSVM(kernel=kernels.linear()).fit(X_sp, Y)
+    clf_mylin = KernelSVM(kernel=kfunc).fit(X_sp, Y)
+    assert_array_equal(clf_lin.predict(X_sp), clf_mylin.predict(X_sp))
+
+
+@pytest.mark.parametrize("csr_container", CSR_CONTAINERS)
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf"])
+@xfail(S1, raises=ValueError)
+def test_svc_iris(csr_container, kernel):
+    # Test the sparse SVC with the iris dataset
+    iris_data_sp = csr_container(iris.data)
+
+    sp_clf = KernelSVM(kernel=SPARSE_KERNELS[kernel]).fit(iris_data_sp, iris.target)
+    clf = KernelSVM(kernel=SPARSE_KERNELS[kernel]).fit(iris.data, iris.target)
+
+    assert_allclose(clf.support_vectors_, sp_clf.support_vectors_.toarray())
+    assert_allclose(clf.dual_coef_, sp_clf.dual_coef_)
+    assert_allclose(clf.predict(iris.data), sp_clf.predict(iris_data_sp))
+
+
+@pytest.mark.parametrize("csr_container", CSR_CONTAINERS)
+@pytest.mark.parametrize("part", [pytest.param("multiclass", marks=xfail(S1, raises=ValueError)),
+                                  "binary"])
+def test_sparse_decision_function(csr_container, part):
+    # Test decision_function
+
+    # Sanity check, test that decision_function implemented in python
+    # returns the same as the one in libsvm
+
+    svc = KernelSVM(kernel=kernels.linear(), C=0.1)
+    if part == "multiclass":
+        # multi class:
+        iris_data_sp = csr_container(iris.data)
+        clf = svc.fit(iris_data_sp, iris.target)
+
+        dec = safe_sparse_dot(iris_data_sp, linear_coef(clf).T) + clf.intercept_
+
+        assert_allclose(dec, clf.decision_function(iris_data_sp))
+        return
+
+    # binary:
+    clf = svc.fit(csr_container(X), Y)   # adaptation 9: the sparse fit, as the original's
+    dec = np.dot(X, linear_coef(clf).toarray().T if sparse.issparse(linear_coef(clf))
+                 else linear_coef(clf).T) + clf.intercept_
+    prediction = clf.predict(X)
+    assert_allclose(dec.ravel(), clf.decision_function(X))
+    assert_allclose(
+        prediction, clf.classes_[(clf.decision_function(X) > 0).astype(int).ravel()]
+    )
+    expected = np.array([-1.0, -0.66, -1.0, 0.66, 1.0, 1.0])
+    assert_array_almost_equal(clf.decision_function(X), expected, decimal=2)
+
+
+@pytest.mark.parametrize("lil_container", LIL_CONTAINERS)
+def test_error(lil_container):
+    # Test that it gives proper exception on deficient input
+    X_sp = lil_container(X)
+    clf = KernelSVM(kernel=svc_rbf(X_sp.toarray()))   # adaptation 2
+
+    Y2 = Y[:-1]  # wrong dimensions for labels
+    with pytest.raises(ValueError):
+        clf.fit(X_sp, Y2)
+
+    clf.fit(X_sp, Y)
+    assert_array_equal(clf.predict(T), true_result)
+
+
+@pytest.mark.parametrize("lil_container", LIL_CONTAINERS)
+def test_sample_weights(lil_container):
+    # Test weights on individual samples
+    X_sp = lil_container(X)
+
+    clf = KernelSVM(kernel=svc_rbf(X))   # adaptation 2
+    clf.fit(X_sp, Y)
+    assert_array_equal(clf.predict([X[2]]), [1.0])
+
+    sample_weight = [0.1] * 3 + [10] * 3
+    clf.fit(X_sp, Y, sample_weight=sample_weight)
+    assert_array_equal(clf.predict([X[2]]), [2.0])
+
+
+@pytest.mark.parametrize("lil_container", LIL_CONTAINERS)
+def test_sparse_svc_clone_with_callable_kernel(lil_container):
+    # Test that the "dense_fit" is called even though we use sparse input
+    # meaning that everything works fine.
+    a = KernelSVM(C=1, kernel=lambda x, y: x @ y.T)
+    b = base.clone(a)
+
+    X_sp = lil_container(X)
+    b.fit(X_sp, Y)
+    pred = b.predict(X_sp)
+
+    dense_svm = KernelSVM(C=1, kernel=lambda x, y: np.dot(x, y.T))
+    pred_dense = dense_svm.fit(X, Y).predict(X)
+    assert_array_equal(pred_dense, pred)
+    b.decision_function(X_sp)  # (scikit-learn: "XXX : should be supported"; kmlib does)
