@@ -52,7 +52,8 @@ def _predict_core(Xtr: np.ndarray, ytr: np.ndarray, Xte: np.ndarray, lams: np.nd
     return a[:, None, :] + np.einsum("rtp,rpl->rtl", Xte, B)
 
 
-def _smoother_svd(X: ArrayLike, y: ArrayLike, fit_intercept: bool):
+def _smoother_svd(X: ArrayLike, y: ArrayLike, fit_intercept: bool
+                  ) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, np.ndarray]:
     X, y = check_Xy(X, y)
     n = len(y)
     if fit_intercept:

@@ -118,8 +118,7 @@ def ridge(X: ArrayLike, y: ArrayLike, lam: float,
     """
     X, y = check_Xy(X, y)
     lam = check_lam(lam, "lam")
-    method = _check_method(method)
-    return _solve_many(X, y[:, None], lam, method)[:, 0]
+    return _solve_many(X, y[:, None], lam, _check_method(method))[:, 0]
 
 
 @finite_result
@@ -305,7 +304,8 @@ class RidgeRegression(RegressorMixin, BaseEstimator):
         B = _solve_many(Zw, Yw, lam, "svd") if B is None else B
         coef = check_finite_result((B / scale[:, None]).T, "RidgeRegression.fit: coef_")
         intercept = check_finite_result(y_mean - coef @ x_mean, "RidgeRegression.fit: intercept_")
-        self.coef_, self.intercept_ = (coef, intercept) if multi else (coef[0], float(intercept[0]))
+        self.coef_ = coef if multi else coef[0]
+        self.intercept_: float | np.ndarray = intercept if multi else float(intercept[0])
         self.x_mean_ = x_mean
         self.x_scale_ = scale
         self.n_features_in_ = p

@@ -171,6 +171,7 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         self.dual_coef_ = self.X_transformed_fit_ = None
         if self.fit_inverse_transform:
             Z = self.eigenvectors_ * np.sqrt(self.eigenvalues_)
+            assert alpha is not None  # checked above with fit_inverse_transform
             G = gram(self.kernel, Z, what="kernel(X_transformed)") + alpha * np.eye(n)
             try:
                 self.dual_coef_ = sla.cho_solve(sla.cho_factor(G, overwrite_a=True), X)
@@ -246,7 +247,7 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             raise NotFittedError("inverse_transform needs KernelPCA(fit_inverse_transform=True)"
                                  " fitted again; this one was fitted without it")
         Z = check_matrix(X, "X")
-        r = self.X_transformed_fit_.shape[1]
+        r = self.n_components_
         if Z.shape[1] != r:
             raise ValueError(f"X must hold {r} projection(s) per row (n_components_); got "
                              f"shape {Z.shape}")
