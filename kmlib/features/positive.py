@@ -65,7 +65,7 @@ class PositiveRandomFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         self.n_features = n_features
         self.random_state = random_state
 
-    def fit(self, X: ArrayLike, y: ArrayLike = None) -> "PositiveRandomFeatures":
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> "PositiveRandomFeatures":
         """Draw the random vectors for inputs of X's dimension; returns ``self``."""
         validate_params(self)
         D = int(self.n_features)

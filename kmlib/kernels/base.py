@@ -189,7 +189,7 @@ class Kernel(ABC):
 
     # -- public interface --------------------------------------------------
     @preserve_float32(pair=True)
-    def __call__(self, X: ArrayLike, Y: ArrayLike = None) -> np.ndarray:
+    def __call__(self, X: ArrayLike, Y: ArrayLike | None = None) -> np.ndarray:
         """Return the Gram matrix ``[k(x_i, y_j)]`` of shape ``(len(X), len(Y))``.
 
         Parameters
@@ -211,7 +211,7 @@ class Kernel(ABC):
         """
         Xa = self._check(X, "X")
         symmetric = Y is None or Y is X
-        if symmetric:
+        if symmetric or Y is None:
             Ya = Xa
         else:
             Ya = self._check(Y, "Y")
