@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from typing import Any, Callable, Literal, overload
 
 import numpy as np
 import scipy.sparse
@@ -83,7 +83,13 @@ def _finite(a: np.ndarray, name: str) -> None:
         )
 
 
-def check_matrix(X: ArrayLike, name: str = "X", *, allow_1d: bool = True,
+@overload
+def check_matrix(X: ArrayLike, name: str = ..., *, allow_1d: bool = ..., min_rows: int = ...,
+                 finite: bool = ..., accept_sparse: Literal[False] = ...) -> np.ndarray: ...
+@overload
+def check_matrix(X: Any, name: str = ..., *, allow_1d: bool = ..., min_rows: int = ...,
+                 finite: bool = ..., accept_sparse: bool) -> Any: ...
+def check_matrix(X: Any, name: str = "X", *, allow_1d: bool = True,
                  min_rows: int = 1, finite: bool = True, accept_sparse: bool = False) -> Any:
     """Return ``X`` as a float 2-D array of shape (n, d).
 

@@ -20,6 +20,6 @@ _KERNELS = ("gaussian", "laplacian", "matern")
 def _check_transform_input(X: ArrayLike, estimator: Any, accept_sparse: bool = True) -> Any:
     """Validate ``X`` for ``transform`` against the dimension seen in ``fit``."""
     check_feature_names(estimator, X, reset=False)
-    X = check_matrix(X, "X", accept_sparse=accept_sparse)
-    check_n_features(estimator, X)
-    return X
+    A = check_matrix(X, "X", accept_sparse=accept_sparse)
+    check_n_features(estimator, A)
+    return A

@@ -149,14 +149,15 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     def _resolve_params(self) -> tuple[str, float, float | None]:
         """(family, sigma, nu) after the rules that tie the parameters together."""
         validate_params(self)
-        k, sigma, nu = self.kernel, self.sigma, self.nu
-        if isinstance(k, Kernel):
+        sigma, nu = self.sigma, self.nu
+        k: str | None = None if isinstance(self.kernel, Kernel) else self.kernel
+        if isinstance(self.kernel, Kernel):
             if sigma is not None or nu is not None:
                 raise ValueError(
                     "with a Kernel object as kernel, its own parameters are used: leave "
                     f"sigma=None and nu=None; got sigma={sigma!r}, nu={nu!r}"
                 )
-            k, sigma, nu = spectral_family(k) or (None, None, None)
+            k, sigma, nu = spectral_family(self.kernel) or (None, None, None)
             if k is None:
                 raise ValueError(
                     "kernel must be kmlib.kernels.gaussian, laplacian or matern (random Fourier "
@@ -166,7 +167,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         if (k == "matern") != (nu is not None):
             raise ValueError(f"nu (a number > 0, or np.inf) is needed with kernel='matern' and "
                              f"only then; got nu={nu!r} with kernel={self.kernel!r}")
-        return k, 1.0 if sigma is None else float(sigma), nu
+        return str(k), 1.0 if sigma is None else float(sigma), nu
 
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> "RandomFourierFeatures":
         """Draw the random frequencies (and phases) for inputs of X's dimension.
@@ -184,9 +185,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         family, sigma, nu = self._resolve_params()
         D = int(self.n_features)
         check_feature_names(self, X, reset=True)
-        X = check_matrix(X, "X", accept_sparse=True)
+        d = check_matrix(X, "X", accept_sparse=True).shape[1]
         rng = check_rng(self.random_state, "random_state")
-        d = X.shape[1]
         W = rng.standard_normal((d, D))
         if family == "gaussian" or (nu is not None and math.isinf(nu)):
             W /= sigma
@@ -220,20 +220,20 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         """
         check_fitted(self, "W_")
         W = self.W_
-        X = _check_transform_input(X, self)
-        n, D = X.shape[0], W.shape[1]
+        A = _check_transform_input(X, self)
+        n, D = A.shape[0], W.shape[1]
         if self.variant == "cos_sin":
             # one matrix product, then sin(t) = cos(t - pi/2) so that a single
             # in-place cosine runs over the contiguous (n, 2D) output
             out = np.empty((n, 2 * D))
-            if scipy.sparse.issparse(X):
-                out[:, :D] = X @ W
+            if scipy.sparse.issparse(A):
+                out[:, :D] = A @ W
             else:
-                np.matmul(X, W, out=out[:, :D])
+                np.matmul(A, W, out=out[:, :D])
             np.subtract(out[:, :D], 0.5 * np.pi, out=out[:, D:])
             scale = 1.0 / math.sqrt(D)
         else:
-            out = X @ W
+            out = A @ W
             assert self.u_ is not None  # fitted with variant="cos_phase"
             out += self.u_
             scale = math.sqrt(2.0 / D)

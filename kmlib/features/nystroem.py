@@ -157,10 +157,10 @@ class Nystroem(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         Phi : ndarray of shape (n_samples, n_components)
         """
         check_fitted(self, "normalization_")
-        X = _check_transform_input(X, self)
+        A = _check_transform_input(X, self)
         L, T = self.components_, self.normalization_
-        n = X.shape[0]
+        n = A.shape[0]
         out = np.empty((n, T.shape[1]))
         for blk in row_blocks(n, 8 * T.shape[0]):  # k(X_b, L): working_memory MiB
-            np.matmul(self._gram(X[blk], L), T, out=out[blk])
+            np.matmul(self._gram(A[blk], L), T, out=out[blk])
         return out

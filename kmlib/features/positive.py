@@ -81,9 +81,9 @@ class PositiveRandomFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
     def transform(self, X: ArrayLike) -> np.ndarray:
         """Map ``X`` (shape (n_samples, n_dims)) to features of shape (n_samples, n_features)."""
         check_fitted(self, "W_")
-        X = _check_transform_input(X, self, accept_sparse=False)
-        P = X @ self.W_
-        P -= 0.5 * np.einsum("ij,ij->i", X, X)[:, None]
+        A: np.ndarray = _check_transform_input(X, self, accept_sparse=False)
+        P = A @ self.W_
+        P -= 0.5 * np.einsum("ij,ij->i", A, A)[:, None]
         np.exp(P, out=P)
         P *= 1.0 / math.sqrt(self.W_.shape[1])
         return P
