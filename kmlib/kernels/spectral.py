@@ -14,12 +14,13 @@ from scipy import linalg
 from .._linalg import psd_eigenpairs, psd_rtol
 from .._validation import (
     as_float_array,
-    check_nonnegative,
     check_square,
     check_symmetric,
     eig_tol,
     finite_result,
+    validate_args,
 )
+from .._validation.params import NONNEGATIVE
 from .base import Kernel
 
 __all__ = ["pds_from_nds", "is_psd", "is_nds", "empirical_feature_map"]
@@ -106,20 +107,24 @@ def pds_from_nds(k: Kernel, x0: ArrayLike) -> Kernel:
     return _PDSFromNDS(k, a)
 
 
+def _symmetrized(K: ArrayLike) -> np.ndarray:
+    """``(K + K^T) / 2`` of a finite square ``K`` that is symmetric up to rounding."""
+    A = check_square(K, "K")
+    check_symmetric(A, "K")
+    return 0.5 * (A + A.T)
+
+
 def _symmetric_part(K: ArrayLike, tol: Any) -> tuple[np.ndarray, np.ndarray, float]:
     """Validate ``K``; return ``(S, eigenvalues, tol)``.
 
     ``S = (K + K^T) / 2``; eigenvalues are in increasing order.
     """
-    A = check_square(K, "K")
-    tol_user = None if tol is None else check_nonnegative(tol, "tol")
-    check_symmetric(A, "K")
-    S = 0.5 * (A + A.T)
+    S = _symmetrized(K)
     evals = linalg.eigvalsh(S)
-    tol_v = eig_tol(evals, len(A)) if tol_user is None else tol_user
-    return S, evals, tol_v
+    return S, evals, eig_tol(evals, len(S)) if tol is None else float(tol)
 
 
+@validate_args({"tol": [NONNEGATIVE, None]})
 def is_psd(K: ArrayLike, tol: float | None = None) -> bool:
     """Return True when the symmetric matrix ``K`` is positive semidefinite.
 
@@ -147,6 +152,7 @@ def is_psd(K: ArrayLike, tol: float | None = None) -> bool:
     return bool(evals[0] >= -tol_v)
 
 
+@validate_args({"tol": [NONNEGATIVE, None]})
 def is_nds(K: ArrayLike, tol: float | None = None) -> bool:
     """Return True when ``K`` is conditionally negative semidefinite.
 
@@ -187,6 +193,7 @@ def is_nds(K: ArrayLike, tol: float | None = None) -> bool:
 
 
 @finite_result
+@validate_args({"tol": [NONNEGATIVE, None]})
 def empirical_feature_map(K: ArrayLike, tol: float | None = None) -> np.ndarray:
     """Return ``Phi`` of shape (n, r) with ``Phi @ Phi.T = K`` for a PSD ``K``.
 
@@ -216,10 +223,7 @@ def empirical_feature_map(K: ArrayLike, tol: float | None = None) -> np.ndarray:
         If ``K`` is not a finite symmetric square matrix, or is not positive
         semi-definite (an eigenvalue below the negative tolerance).
     """
-    A = check_square(K, "K")
-    tol = None if tol is None else check_nonnegative(tol, "tol")
-    check_symmetric(A, "K")
-    lam, U = linalg.eigh(0.5 * (A + A.T), check_finite=False)
+    lam, U = linalg.eigh(_symmetrized(K), check_finite=False)
     if tol is None:
         lam, U = psd_eigenpairs(lam, U, rtol=10 * psd_rtol(len(lam)), name="K",
                                 who="empirical_feature_map")
