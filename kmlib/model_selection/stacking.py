@@ -24,6 +24,7 @@ from .._validation import (
     finite_result,
     warn_column_y,
 )
+from .._validation.params import Integral, Interval, validate_params
 from .cv import (
     oof_predictions,
     ridge_fit_path,
@@ -89,6 +90,10 @@ class StackedRidge(RegressorMixin, BaseEstimator):
         The stacked predictor.
     """
 
+    _parameter_constraints = {
+        "lams": ["array-like"], "folds": [Interval(Integral, 2, None, closed="left"), "array-like"],
+        "fit_intercept": ["boolean"], "standardize": ["boolean"]}
+
     def __init__(self, *, lams: ArrayLike, folds: Folds = 5, fit_intercept: bool = True,
                  standardize: bool = True) -> None:
         self.lams = lams
@@ -98,6 +103,7 @@ class StackedRidge(RegressorMixin, BaseEstimator):
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "StackedRidge":
         """Fit the stacked predictor; returns ``self``."""
+        validate_params(self)
         check_feature_names(self, X, reset=True)
         warn_column_y(y)
         X, y = check_Xy(X, y)

@@ -108,7 +108,8 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         return tags
 
     _parameter_constraints = {"n_components": [POSITIVE_INT, None], "kernel": ["kernel"],
-                              "fit_inverse_transform": ["boolean"], "alpha": [POSITIVE]}
+                              "fit_inverse_transform": ["boolean"], "alpha": [POSITIVE],
+                              "remove_zero_eig": ["boolean"]}
 
     def __init__(self, n_components: int | None = None, *, kernel: KernelFunc,
                  fit_inverse_transform: bool = False, alpha: float = 1.0,
