@@ -40,6 +40,7 @@ from scipy.linalg import blas
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 
+from . import _dask
 from ._estimator_inputs import gram
 from ._linalg import blas_threads, one_blas_thread
 from ._typing import KernelFunc, Seed
@@ -214,6 +215,8 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
         -------
         self
         """
+        if _dask.is_dask(X, y):   # Dask arrays: blockwise sums as Dask tasks
+            return _dask.nystroem_krr_fit(self, X, y)
         check_kernel(self.kernel)
         lam = check_positive(self.lam, "lam")
         if self.solver not in ("auto", "direct", "pcg"):
@@ -320,6 +323,8 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
         -------
         y_pred : ndarray of shape (n_samples,)
         """
+        if _dask.is_dask(X):   # a lazy Dask array, chunk by chunk
+            return _dask.nystroem_krr_predict(self, X)
         check_fitted(self, "dual_coef_")
         check_feature_names(self, X, reset=False)
         X = self._inputs(X)

@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
+from .. import _dask
 from .._typing import Seed
 from .._validation import (
     check_feature_names,
@@ -224,6 +225,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         -------
         Z : ndarray of shape (n_samples, n_output_features_)
         """
+        if _dask.is_dask(X):   # a lazy Dask array, chunk by chunk
+            return _dask.transform(self, X, "W_", lambda e: e.n_output_features_)
         check_fitted(self, "W_")
         W = self.W_
         X = _check_transform_input(X, self)

@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
+from .. import _dask
 from .._estimator_inputs import (
     PairwiseTags,
     check_kernel_param,
@@ -152,6 +153,8 @@ class Nystroem(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         -------
         Phi : ndarray of shape (n_samples, n_components)
         """
+        if _dask.is_dask(X):   # a lazy Dask array, chunk by chunk
+            return _dask.transform(self, X, "normalization_", lambda e: e.normalization_.shape[1])
         check_fitted(self, "normalization_")
         X = _check_transform_input(X, self)
         L, T = self.components_, self.normalization_

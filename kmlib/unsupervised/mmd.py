@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.spatial.distance import pdist
 
+from .. import _dask
 from .._estimator_inputs import gram
 from .._linalg import dot
 from .._typing import KernelFunc, Seed
@@ -150,6 +151,8 @@ def mmd2_linear(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc) -> float:
     >>> mmd2_linear([0.0, 1.0], [1.0, 2.0], kernel=kernels.linear())   # (mean shift)^2
     1.0
     """
+    if _dask.is_dask(X, Y):   # Dask arrays: one sum per chunk of pairs
+        return _dask.mmd2_linear(X, Y, kernel)
     X, Y = samples(X, Y, 2, "one pair of rows")
     check_kernel(kernel)
     return float(np.mean(_linear_h(kernel, X, Y, np.arange(len(X)), np.arange(len(Y)))))
