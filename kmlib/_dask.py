@@ -302,8 +302,7 @@ def _mmd_chunk(Xb: np.ndarray, Yb: np.ndarray, kernel: Any) -> np.ndarray:
 
 def mmd2_linear(X: Any, Y: Any, kernel: Any) -> float:
     """:func:`kmlib.unsupervised.mmd2_linear` on Dask arrays (chunks rechunked to pairs)."""
-    X = _rows(X, "X")
-    Y = _rows(Y, "Y", chunks=X.chunks[0])
+    X, Y = _rows(X, "X"), _rows(Y, "Y")
     for A, name in ((X, "X"), (Y, "Y")):
         if A.shape[0] < 2:
             raise ValueError(f"{name} must have at least 2 samples (one pair of rows); "
@@ -313,8 +312,10 @@ def mmd2_linear(X: Any, Y: Any, kernel: Any) -> float:
                          f"got {X.shape[1]} and {Y.shape[1]}")
     check_kernel(kernel)
     n2 = min(X.shape[0], Y.shape[0]) // 2 * 2
-    # X's chunk boundaries below n2, moved down to even rows: every pair in one chunk
-    ends = sorted(({min(int(e), n2) // 2 * 2 for e in np.cumsum(X.chunks[0])} | {n2}) - {0})
+    # the chunk boundaries of X (or of Y if only Y came chunked) below n2, moved down to
+    # even rows: every pair of rows in one chunk
+    rows = X.chunks[0] if len(X.chunks[0]) > 1 or len(Y.chunks[0]) == 1 else Y.chunks[0]
+    ends = sorted(({min(int(e), n2) // 2 * 2 for e in np.cumsum(rows)} | {n2}) - {0})
     chunks = tuple(np.diff([0, *ends]).tolist())
     X, Y = X[:n2].rechunk({0: chunks}), Y[:n2].rechunk({0: chunks})
     total, count = _blockwise_sum(_mmd_chunk, [X, Y], kernel)
