@@ -33,7 +33,7 @@ from scipy import linalg
 from sklearn.exceptions import ConvergenceWarning
 
 from ._estimator_inputs import gram
-from ._linalg import one_blas_thread
+from ._linalg import one_blas_thread, psd_rtol
 from ._validation import (
     EPS,
     check_feature_names,
@@ -153,13 +153,11 @@ def _phi_gram_chunk(Xb: np.ndarray, yb: np.ndarray, est: Any, T: np.ndarray) -> 
 def _pass_chunk(Xb: np.ndarray, yb: np.ndarray, est: Any, w: np.ndarray,
                 first: bool) -> np.ndarray:
     """``[K_b^T (K_b w) | K_b^T y_b]`` of one chunk, in blocks of the NumPy passes' size."""
-    from .falkon import _PASS_ENTRIES
-
     Xb = est._inputs(Xb)
     yb = check_vector(yb, "y") if first else yb
     acc = np.zeros((len(w), 2))
     with one_blas_thread():
-        for blk in est._blocks(len(Xb), _PASS_ENTRIES):
+        for blk in est._blocks(len(Xb), cache=True):
             E = est._block(Xb[blk])
             acc[:, 0] += (E @ w) @ E
             if first:
@@ -203,7 +201,8 @@ def nystroem_krr_fit(est: Any, X: Any, y: Any) -> Any:
     est.n_features_in_ = X.shape[1]
     with one_blas_thread():
         Kmm = np.array(gram(est.kernel, est.landmarks_, what="kernel(landmarks)"))
-        T, est.jitter_ = falkon._cholesky(Kmm, EPS * max(np.trace(Kmm), EPS),
+        # the NumPy fit's jitter: psd_eigenpairs' rank tolerance times tr(K_mm) / m
+        T, est.jitter_ = falkon._cholesky(Kmm, psd_rtol(m) * max(np.trace(Kmm), EPS) / m,
                                           "kernel(landmarks)")
         del Kmm
     if solver == "direct":

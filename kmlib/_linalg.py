@@ -19,9 +19,17 @@ from numpy.typing import ArrayLike
 from scipy.linalg import blas
 from threadpoolctl import ThreadpoolController
 
-from ._validation import check_gram_psd, check_square, check_symmetric, rank_tol
+from ._validation import (
+    EPS,
+    check_eigenvalues_psd,
+    check_gram_psd,
+    check_square,
+    check_symmetric,
+    rank_tol,
+)
 
-__all__ = ["check_gram", "eigh_owned", "eigh_copy", "dot", "pinv_mask", "full_column_rank",
+__all__ = ["check_gram", "eigh_owned", "eigh_copy", "dot", "psd_rtol", "pinv_mask",
+           "psd_eigenpairs", "full_column_rank",
            "rank_deficiency_error", "gram_cholesky", "one_blas_thread", "blas_threads"]
 
 
@@ -73,13 +81,61 @@ def dot(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     return out[:, 0] if vec else out
 
 
+def psd_rtol(n: int) -> float:
+    """The default relative rank tolerance of an n-by-n symmetric matrix: ``n * eps``.
+
+    The default of :func:`numpy.linalg.matrix_rank`; LAPACK's symmetric eigensolvers
+    have a backward error of about ``n * eps * ||K||_2``, so a smaller eigenvalue cannot
+    be told from zero.
+    """
+    return n * EPS
+
+
 def pinv_mask(s: np.ndarray, n: int) -> np.ndarray:
     """Mask of the eigenvalues ``s`` (along axis 0) of an n-by-n matrix kept by its pseudo-inverse.
 
-    ``|s_j| > n * eps * max |s|``: the default tolerance of :func:`numpy.linalg.matrix_rank`.
+    The rule of :func:`psd_eigenpairs` for a symmetric matrix that need not be
+    semi-definite (``K + lam I`` of an indefinite ``K``): ``|s_j| > psd_rtol(n) * max|s|``.
     """
     a = np.abs(s)
     return a > rank_tol(a, n, axis=0)
+
+
+def psd_eigenpairs(evals: np.ndarray, evecs: np.ndarray, *, rtol: float | None = None,
+                   name: str = "K", who: str = "") -> tuple[np.ndarray, np.ndarray]:
+    """The eigenpairs of a PSD matrix that its pseudo-inverse and its feature maps keep.
+
+    The one rule behind every feature map from a Gram matrix ``K = U diag(lam) U^T``
+    (:func:`kmlib.kernels.empirical_feature_map`, ``Nystroem``, ``KernelPCA``), its
+    pseudo-inverse (``KernelRidge`` at ``lam = 0``, through :func:`pinv_mask`) and its
+    regularised Cholesky factor (``NystroemKernelRidge``):
+
+    1. *significantly negative*: an eigenvalue below ``-PSD_RTOL * max|lam|``
+       (``PSD_RTOL = sqrt(eps)``, about 1.5e-8) raises ``ValueError``: no kernel gives it,
+       rounding does not explain it;
+    2. *zero*: an eigenvalue at or below ``rtol * max(lam)`` is dropped, as are the
+       slightly negative ones (rounding of zero); ``rtol`` is relative to the largest
+       eigenvalue, so the rule does not depend on the scale of ``K``; default
+       :func:`psd_rtol` (``n * eps``).  A matrix without a positive eigenvalue keeps none.
+
+    Parameters
+    ----------
+    evals, evecs : ndarray of shape (r,) and (n, r)
+        Eigenvalues (any order; all of them, or the largest r) and their eigenvectors.
+    rtol : float, optional
+        Relative tolerance of rule 2.
+    name, who : str
+        How error messages name the matrix and the caller.
+
+    Returns
+    -------
+    evals, evecs : the kept pairs, in the given order.
+    """
+    check_eigenvalues_psd(evals, name, who=who)
+    top = float(np.max(evals)) if evals.size else 0.0
+    tol = (psd_rtol(evecs.shape[0]) if rtol is None else rtol) * top
+    keep = evals > tol if top > 0 else np.zeros(evals.shape, dtype=bool)
+    return evals[keep], evecs[:, keep]
 
 
 def rank_deficiency_error(X: np.ndarray, what: str) -> ValueError:

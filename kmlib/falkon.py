@@ -41,8 +41,9 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 
 from . import _dask
+from ._blocks import block_rows, gen_blocks
 from ._estimator_inputs import gram
-from ._linalg import blas_threads, one_blas_thread
+from ._linalg import blas_threads, one_blas_thread, psd_rtol
 from ._typing import KernelFunc, Seed
 from ._validation import (
     EPS,
@@ -63,11 +64,6 @@ from ._validation import (
 from .kernels import Kernel
 
 __all__ = ["NystroemKernelRidge"]
-
-#: Entries of a block of K_nm by default: 2^19 (4 MiB, in cache) for the passes of "pcg"
-#: and predict, 2^23 (64 MiB) for the sums of Phi_b^T Phi_b, whose updates want a large b.
-_PASS_ENTRIES, _GRAM_ENTRIES = 2**19, 2**23
-
 
 def _cholesky(M: np.ndarray, jitter: float, what: str) -> tuple[np.ndarray, float]:
     """Upper Cholesky factor of ``M + jitter I`` and the jitter, raised until it succeeds.
@@ -112,7 +108,9 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
         FALKON's.  None: ``min(n_samples, 10 * n_components)``.
     block_size : int, optional
         Rows of :math:`K_{nm}` per block (:math:`8bm` bytes per block and thread).  None:
-        :math:`2^{19}/m`, and :math:`2^{23}/m` in the sums of :math:`\Phi_b^\top\Phi_b`.
+        from the memory setting (:mod:`kmlib._blocks`): blocks that stay in cache for the
+        passes of ``"pcg"`` and ``predict``, ``working_memory`` MiB in the sums of
+        :math:`\Phi_b^\top\Phi_b`, whose updates want a large b; at least 16 rows.
         The result depends on it only through rounding.
     max_iter : int, default=100
         Most conjugate-gradient iterations, each one pass over the data.
@@ -162,11 +160,11 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
             return self.kernel._gram(Xb, self.landmarks_)
         return gram(self.kernel, Xb, self.landmarks_)
 
-    def _blocks(self, n: int, entries: int) -> list[slice]:
-        m = len(self.landmarks_)
-        b = (max(16, entries // m) if self.block_size is None
+    def _blocks(self, n: int, cache: bool) -> list[slice]:
+        b = (block_rows(8 * len(self.landmarks_), cache=cache, min_rows=16)
+             if self.block_size is None
              else check_int(self.block_size, "block_size", minimum=1))
-        return [slice(s, min(s + b, n)) for s in range(0, n, b)]
+        return list(gen_blocks(n, b))
 
     def _sweep(self, X: np.ndarray, step: Callable[[slice, np.ndarray], None], shape: Any,
                workers: int) -> np.ndarray:
@@ -175,7 +173,7 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
         The blocks are dealt round-robin to the threads, each with one BLAS thread and its
         own accumulator, so the sum does not depend on timing.
         """
-        blocks = self._blocks(len(X), _PASS_ENTRIES)
+        blocks = self._blocks(len(X), cache=True)
         workers = min(workers, len(blocks))
 
         def run(j: int) -> np.ndarray:
@@ -191,7 +189,7 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
 
         On one thread, with BLAS threads for large blocks (scipy's BLAS holds the GIL).
         """
-        m, blocks = len(T), self._blocks(len(X), _GRAM_ENTRIES)
+        m, blocks = len(T), self._blocks(len(X), cache=False)
         acc = np.zeros((m, m + 1), order="F")
         small = (blocks[0].stop - blocks[0].start) * m * m < 2e9 if blocks else True
         fresh = isinstance(self.kernel, Kernel)   # a user's kernel may return a cached array
@@ -243,7 +241,8 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
         workers = blas_threads()   # read before one_blas_thread lowers it
         with one_blas_thread():
             Kmm = np.array(gram(self.kernel, self.landmarks_, what="kernel(landmarks)"))
-            T, self.jitter_ = _cholesky(Kmm, EPS * max(np.trace(Kmm), EPS),
+            # the rank tolerance of psd_eigenpairs times the mean eigenvalue tr(K_mm) / m
+            T, self.jitter_ = _cholesky(Kmm, psd_rtol(m) * max(np.trace(Kmm), EPS) / m,
                                         "kernel(landmarks)")
             del Kmm
         rows = slice(None) if solver == "direct" else np.sort(rng.choice(n, s - m, replace=False))

@@ -36,7 +36,6 @@ from .gram import (
     check_eigenvalues_psd,
     check_gram_psd,
     check_symmetric,
-    psd_eigh,
 )
 from .results import (
     check_finite_result,
@@ -65,6 +64,6 @@ __all__ = [
     "check_eigenvalues_psd", "PSD_RTOL", "SYMMETRY_RTOL", "check_matrix", "check_vector",
     "check_same_length", "check_lam", "check_lam_grid", "check_Xy", "check_batch",
     "check_positive", "check_nonnegative", "check_int", "check_labels", "check_kernel",
-    "check_rng", "check_fitted", "check_square", "check_real", "check_symmetric", "psd_eigh",
+    "check_rng", "check_fitted", "check_square", "check_real", "check_symmetric",
     "check_feature_names", "check_sample_weight", "warn_column_y",
 ]

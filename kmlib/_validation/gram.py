@@ -1,19 +1,16 @@
 """Gram matrices: the one symmetry rule and the one positive semi-definiteness rule.
 
-Also :func:`psd_eigh`, the eigendecomposition of a matrix that must be positive
-semi-definite up to a tolerance, behind every empirical feature map, whitening and
-matrix square root in kmlib.
+(Which eigenvalues a pseudo-inverse or feature map keeps: ``kmlib._linalg.psd_eigenpairs``.)
 """
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
-from scipy import linalg
+from numpy.typing import ArrayLike
 
-from .scalars import check_nonnegative
-from .tolerances import PSD_RTOL, SYMMETRY_RTOL, eig_tol
+from .._blocks import tile_side
+from .tolerances import PSD_RTOL, SYMMETRY_RTOL
 
 
 def check_symmetric(K: np.ndarray, name: str = "K") -> None:
@@ -25,7 +22,7 @@ def check_symmetric(K: np.ndarray, name: str = "K") -> None:
     tile difference non-finite, so the same pass also rejects those.
     """
     n = K.shape[0]
-    b = 128
+    b = tile_side(n_arrays=3)  # a tile, its mirror and the difference stay in cache
     buf = np.empty((b, b))
     worst = 0.0
     scale = 0.0
@@ -97,43 +94,3 @@ def check_eigenvalues_psd(evals: ArrayLike, name: str = "K", *, who: str = "") -
             "(more than rounding). Use a positive-definite kernel"
         )
 
-
-def psd_eigh(K: np.ndarray, name: str = "K", *, tol: float | None = None, factor: float = 10.0,
-             advice: str = "") -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
-    """Eigendecomposition of a symmetric ``K`` that must be positive semidefinite.
-
-    Parameters
-    ----------
-    K : ndarray of shape (n, n)
-        A symmetric matrix (validated by the caller; only its lower triangle is read).
-    name : str
-        How error messages name ``K``.
-    tol : float or None
-        Eigenvalues in ``[-tol, tol]`` count as zero; default :func:`eig_tol` with ``factor``.
-    factor : float, default 10
-        Safety factor of the default tolerance.
-    advice : str
-        Appended to the error message (what to do, or what the failure means).
-
-    Returns
-    -------
-    evals : ndarray of shape (n,)
-        Eigenvalues in increasing order.
-    evecs : ndarray of shape (n, n)
-        Orthonormal eigenvectors, one per column.
-    tol : float
-        The tolerance used; the numerical rank is ``sum(evals > tol)``.
-
-    Raises
-    ------
-    ValueError
-        If an eigenvalue lies below ``-tol``.
-    """
-    d, U = linalg.eigh(K, check_finite=False)
-    t = eig_tol(d, len(d), factor) if tol is None else check_nonnegative(tol, "tol")
-    if d.size and d[0] < -t:
-        raise ValueError(
-            f"{name} must be positive semidefinite; its smallest eigenvalue is {d[0]:.3g} "
-            f"< -tol = {-t:.3g}" + (f". {advice}" if advice else "")
-        )
-    return d, U, t

@@ -18,12 +18,6 @@ _VARIANTS = ("cos_sin", "cos_phase")
 _KERNELS = ("gaussian", "laplacian", "matern")
 
 
-#: Entries per kernel evaluation in ``Nystroem.transform``: k(X, landmarks) is formed in
-#: blocks of at most 2**23 doubles (64 MiB), few enough that switching between the Gram
-#: matrix's one-thread tiles and the threaded product with ``normalization_`` costs little.
-_BLOCK_ENTRIES = 2**23
-
-
 def _check_transform_input(X: ArrayLike, estimator: Any) -> np.ndarray:
     """Validate ``X`` for ``transform`` against the dimension seen in ``fit``."""
     check_feature_names(estimator, X, reset=False)

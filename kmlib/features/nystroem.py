@@ -11,6 +11,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
 from .. import _dask
+from .._blocks import row_blocks
 from .._estimator_inputs import (
     PairwiseTags,
     check_kernel_param,
@@ -18,11 +19,9 @@ from .._estimator_inputs import (
     gram,
     is_precomputed,
 )
-from .._linalg import eigh_owned
+from .._linalg import eigh_owned, psd_eigenpairs
 from .._typing import KernelFunc, Seed
 from .._validation import (
-    EPS,
-    check_eigenvalues_psd,
     check_feature_names,
     check_fitted,
     check_gram_psd,
@@ -34,7 +33,6 @@ from .._validation import (
     finite_result,
 )
 from ._common import (
-    _BLOCK_ENTRIES,
     _check_transform_input,
 )
 
@@ -121,23 +119,19 @@ class Nystroem(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
             warnings.warn(f"n_components={m} > n_samples={n}: n_components was set to "
                           "n_samples (the exact kernel), as scikit-learn does", stacklevel=2)
             m = n
-        rtol = m * EPS if self.rtol is None else check_positive(self.rtol, "rtol")
+        rtol = None if self.rtol is None else check_positive(self.rtol, "rtol")
         rng = check_rng(self.random_state, "random_state")
         idx = np.sort(rng.choice(n, size=m, replace=False))
         L = X[idx]
         Kmm = L[:, idx] if pre else self._gram(L, L)
         Kmm = 0.5 * (Kmm + Kmm.T)
         check_gram_psd(Kmm, "kernel(landmarks)", who="Nystroem.fit")
-        evals, evecs = eigh_owned(Kmm)
-        check_eigenvalues_psd(evals, "kernel(landmarks)", who="Nystroem.fit")
-        top = evals[-1]
-        keep = evals > rtol * top if top > 0 else np.zeros_like(evals, dtype=bool)
-        U = evecs[:, keep]
-        Ushr = U / np.sqrt(evals[keep])
-        self.normalization_ = Ushr @ U.T
+        evals, U = psd_eigenpairs(*eigh_owned(Kmm), rtol=rtol, name="kernel(landmarks)",
+                                  who="Nystroem.fit")
+        self.normalization_ = (U / np.sqrt(evals)) @ U.T
         self.components_ = L
         self.component_indices_ = idx
-        self.rank_ = int(np.count_nonzero(keep))
+        self.rank_ = len(evals)
         self.n_features_in_, self._n_features_out = X.shape[1], m
         return self
 
@@ -160,8 +154,6 @@ class Nystroem(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         L, T = self.components_, self.normalization_
         n = X.shape[0]
         out = np.empty((n, T.shape[1]))
-        rows = max(1, _BLOCK_ENTRIES // T.shape[0])
-        for start in range(0, n, rows):
-            blk = slice(start, min(start + rows, n))
+        for blk in row_blocks(n, 8 * T.shape[0]):  # k(X_b, L): working_memory MiB
             np.matmul(self._gram(X[blk], L), T, out=out[blk])
         return out

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._blocks import gen_blocks, tile_side
 from .._linalg import blas_threads, one_blas_thread
 from .._validation import (
     check_int,
@@ -58,19 +59,15 @@ def _sq_dists(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     return D
 
 
-#: Tiles of large Gram matrices hold about 2**17 doubles (1 MiB), which stay in cache during
-#: the kernel's element-wise passes: 368 x 368 if symmetric (no power of two: no cache
-#: conflicts in the transposed copies), else as wide as the matrix up to 1024 columns.
-_TILE = 368
-
-
 def _tiled_gram(gram, X: np.ndarray, Y: np.ndarray, symmetric: bool) -> np.ndarray | None:
     """Evaluate ``gram(X_block, Y_block)`` tile by tile into one matrix (None if not finite).
 
     In the symmetric case only the tiles on and above the diagonal are computed:
     each off-diagonal tile is mirrored into its transposed position and each
     diagonal tile is replaced by the average with its transpose, so the result is
-    bitwise symmetric whatever rounding the kernel's formula has.  Tiles are summed while
+    bitwise symmetric whatever rounding the kernel's formula has.  Tiles are square, of
+    :func:`kmlib._blocks.tile_side` (they stay in cache during the kernel's element-wise
+    passes), or as wide as the matrix when it has fewer columns.  Tiles are summed while
     in cache (the entries are tested one by one only if the total is not finite) and
     computed with one BLAS thread each, panels of rows in parallel on as many threads as
     BLAS may use: all cores help, and the result does not depend on their number.
@@ -81,34 +78,33 @@ def _tiled_gram(gram, X: np.ndarray, Y: np.ndarray, symmetric: bool) -> np.ndarr
         sums.append((T := np.asarray(gram(A, B), dtype=float)).sum())
         return T
 
-    def panel(i: int) -> None:
-        ii = slice(i, min(i + b, n))
+    def panel(ii: slice) -> None:
         Xi = X[ii]
         with np.errstate(over="ignore", invalid="ignore"):  # numpy's state is per thread
             if symmetric:
                 T = tile(Xi, Xi)
                 G[ii, ii] = 0.5 * T + 0.5 * T.T
-                for j in range(i + b, n, b):
-                    jj = slice(j, min(j + b, n))
-                    T = tile(Xi, X[jj])
-                    G[ii, jj] = T
-                    G[jj, ii] = T.T
+                for jj in gen_blocks(n, b):
+                    if jj.start > ii.start:
+                        T = tile(Xi, X[jj])
+                        G[ii, jj] = T
+                        G[jj, ii] = T.T
             else:
-                for j in range(0, m, w):
-                    jj = slice(j, min(j + w, m))
+                for jj in gen_blocks(m, w):
                     G[ii, jj] = tile(Xi, Y[jj])
 
     n, m = len(X), len(Y)
-    if n * m <= _TILE * _TILE:
+    side = tile_side()
+    if n * m <= side * side:
         G = tile(X, Y)
         G = 0.5 * G + 0.5 * G.T if symmetric else G
     else:
         G = np.empty((n, m))
-        w = _TILE if symmetric else min(m, 1024)
-        b = _TILE if symmetric else _TILE * _TILE // w
+        w = min(m, side)
+        b = w if symmetric else side * side // w
         t = min(blas_threads(), -(-n // b))  # one thread: this one (a new one faults more pages)
         with one_blas_thread(), ThreadPoolExecutor(t) if t > 1 else nullcontext() as pool:
-            list((pool.map if pool else map)(panel, range(0, n, b)))
+            list((pool.map if pool else map)(panel, gen_blocks(n, b)))
     return G if np.isfinite(sum(sums)) or np.all(np.isfinite(G)) else None
 
 

@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import linalg
 
+from .._linalg import psd_eigenpairs, psd_rtol
 from .._validation import (
     as_float_array,
     check_nonnegative,
@@ -18,7 +19,6 @@ from .._validation import (
     check_symmetric,
     eig_tol,
     finite_result,
-    psd_eigh,
 )
 from .base import Kernel
 
@@ -203,8 +203,10 @@ def empirical_feature_map(K: ArrayLike, tol: float | None = None) -> np.ndarray:
     K : array-like of shape (n, n)
         A symmetric positive semidefinite matrix, e.g. ``k(X)``.
     tol : float, optional
-        Eigenvalues in ``[-tol, tol]`` are treated as 0.  Default
-        ``10 * n * eps * max(1, ||K||_2)``, as in :func:`is_psd`.
+        Eigenvalues in ``[-tol, tol]`` are treated as 0, and one below ``-tol`` raises.
+        Default: kmlib's rule for a PSD matrix (``kmlib._linalg.psd_eigenpairs``) with the
+        relative tolerance ``10 * n * eps``: eigenvalues at or below
+        ``10 * n * eps * ||K||_2`` are dropped, one below ``-sqrt(eps) * ||K||_2`` raises.
 
     Returns
     -------
@@ -213,16 +215,19 @@ def empirical_feature_map(K: ArrayLike, tol: float | None = None) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``K`` is not a finite symmetric square matrix, or has an eigenvalue
-        below ``-tol`` (not positive semidefinite).
+        If ``K`` is not a finite symmetric square matrix, or is not positive
+        semi-definite (an eigenvalue below the negative tolerance).
     """
     A = check_square(K, "K")
+    tol = None if tol is None else check_nonnegative(tol, "tol")
     check_symmetric(A, "K")
-    lam, U, tol_v = psd_eigh(
-        0.5 * (A + A.T), "K", tol=tol,
-        advice="Use a positive-definite kernel (the sigmoid kernel, for instance, is not "
-               "one); if the negative part is round-off, pass a larger tol or add a small "
-               "multiple of the identity to K")
-    keep = lam > tol_v
-    lam, U = lam[keep][::-1], U[:, keep][:, ::-1]
-    return U * np.sqrt(lam)
+    lam, U = linalg.eigh(0.5 * (A + A.T), check_finite=False)
+    if tol is None:
+        lam, U = psd_eigenpairs(lam, U, rtol=10 * psd_rtol(len(lam)), name="K",
+                                who="empirical_feature_map")
+    elif lam.size and lam[0] < -tol:
+        raise ValueError(f"K must be positive semidefinite; its smallest eigenvalue is "
+                         f"{lam[0]:.3g} < -tol = {-tol:.3g}. Use a positive-definite kernel")
+    else:
+        lam, U = lam[lam > tol], U[:, lam > tol]
+    return U[:, ::-1] * np.sqrt(lam[::-1])

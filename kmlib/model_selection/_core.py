@@ -20,8 +20,14 @@ from .._validation import (
 _SMALL_SVD_FLOPS = 2e7
 
 
-#: Datasets per chunk in the batched simulators (bounds memory, not results).
-_CHUNK = 256
+def _dataset_bytes(X: np.ndarray, L: int) -> int:
+    """Temporary bytes of the batched engine per dataset of a stack X (R, n, p), L penalties.
+
+    The centred copy, U and the products (3 n p), the path (p L) and predictions (n L):
+    the batched simulators take datasets in blocks of ``working_memory`` MiB.
+    """
+    n, p = X.shape[1], X.shape[2]
+    return 8 * (3 * n * p + (n + p) * L)
 
 
 def _one_blas_thread(func: Callable[..., Any]) -> Callable[..., Any]:

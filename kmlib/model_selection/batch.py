@@ -1,7 +1,8 @@
 """Ridge paths and cross-validation curves for a stack of datasets at once.
 
 Simulation studies fit the same procedure to R datasets; these functions do it with one
-batched thin SVD per training block (datasets in chunks of 256 to bound memory), the same
+batched thin SVD per training block (datasets in blocks of
+``working_memory`` MiB, :mod:`kmlib._blocks`), the same
 arithmetic as :func:`~kmlib.model_selection.ridge_fit_path`,
 :func:`~kmlib.model_selection.oof_predictions` and
 :func:`~kmlib.model_selection.cross_val_curve`.
@@ -11,9 +12,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._blocks import row_blocks
 from .._folds import Folds, resolve_folds
 from .._validation import check_batch, check_lam_grid, finite_result
-from ._core import _CHUNK, _one_blas_thread, _path_core, _predict_core
+from ._core import _dataset_bytes, _one_blas_thread, _path_core, _predict_core
 
 __all__ = ["ridge_path_batch", "oof_predictions_batch", "cv_curves_batch"]
 
@@ -39,9 +41,8 @@ def ridge_path_batch(X: ArrayLike, y: ArrayLike, lams: ArrayLike, *, fit_interce
     lams = check_lam_grid(lams)
     a = np.empty((X.shape[0], lams.size))
     B = np.empty((X.shape[0], X.shape[2], lams.size))
-    for s in range(0, X.shape[0], _CHUNK):
-        a[s:s + _CHUNK], B[s:s + _CHUNK] = _path_core(
-            X[s:s + _CHUNK], y[s:s + _CHUNK], lams, fit_intercept, standardize)
+    for blk in row_blocks(X.shape[0], _dataset_bytes(X, lams.size)):
+        a[blk], B[blk] = _path_core(X[blk], y[blk], lams, fit_intercept, standardize)
     return a, B
 
 
@@ -68,11 +69,11 @@ def oof_predictions_batch(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Fo
     lams = check_lam_grid(lams)
     pairs = resolve_folds(folds, X.shape[1])
     P = np.empty((X.shape[0], X.shape[1], lams.size))
-    for s in range(0, X.shape[0], _CHUNK):
-        Xs, ys = X[s:s + _CHUNK], y[s:s + _CHUNK]
+    for blk in row_blocks(X.shape[0], _dataset_bytes(X, lams.size)):
+        Xs, ys = X[blk], y[blk]
         for tr, te in pairs:
-            P[s:s + _CHUNK, te] = _predict_core(Xs[:, tr], ys[:, tr], Xs[:, te], lams,
-                                                fit_intercept, standardize)
+            P[blk, te] = _predict_core(Xs[:, tr], ys[:, tr], Xs[:, te], lams,
+                                       fit_intercept, standardize)
     return P
 
 

@@ -11,6 +11,7 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._blocks import DIAG_BLOCK, block_rows, gen_blocks
 from .._estimator_inputs import check_both_labels, check_symmetric, gram
 from .._validation import (
     check_gram_psd,
@@ -203,7 +204,8 @@ class _Rows:
 
     SMO reads the rows :math:`K_{i\cdot}` and :math:`K_{j\cdot}` of its working pair, and
     for i also the curvatures :math:`\max(K_{ii} + K_{tt} - 2K_{it}, \tau)^{-1/2}` for all t
-    (:meth:`pivot`); both are kept, at most ``max_bytes`` of them, the oldest forgotten
+    (:meth:`pivot`); both are kept, at most ``working_memory`` MiB of them (the memory
+    setting of :mod:`kmlib._blocks`), the oldest forgotten
     first.  From a kernel (:meth:`of_kernel`) SMO touches only the rows of the points it
     selects (a few hundred to a few thousand), which avoids the O(n^2) cost of the full
     Gram matrix, as LIBSVM's kernel cache does.  A kernel call costs a few passes over X
@@ -213,13 +215,13 @@ class _Rows:
     """
 
     def __init__(self, fetch: Callable[[np.ndarray], NDArray[np.float64]],
-                 diag: NDArray[np.float64], block: int = 1, max_bytes: float = 5e8) -> None:
+                 diag: NDArray[np.float64], block: int = 1) -> None:
         self.fetch, self.diag, self.block = fetch, diag, block   # fetch(rs) = K[rs]
         self.n = len(diag)
         self.cache: dict[int, NDArray[np.float64]] = {}
         self.curvs: dict[int, NDArray[np.float64]] = {}
         self.cached = np.zeros(self.n, dtype=bool)
-        self.max_rows = max(2 * block, int(max_bytes // (16 * self.n)))
+        self.max_rows = block_rows(16 * self.n, min_rows=2 * block)
         self.violation: Callable[[], NDArray[np.float64]] | None = None
 
     @classmethod
@@ -233,9 +235,9 @@ class _Rows:
         n, d = X.shape
         if isinstance(kernel, Kernel):
             diag = kernel.diag(X)            # O(n d)
-        else:                                # 64 x 64 diagonal blocks of the Gram matrix
-            diag = np.concatenate([np.diagonal(gram(kernel, X[s:s + 64], X[s:s + 64]))
-                                   for s in range(0, n, 64)])
+        else:                                # diagonal blocks of the Gram matrix
+            diag = np.concatenate([np.diagonal(gram(kernel, X[b], X[b]))
+                                   for b in gen_blocks(n, DIAG_BLOCK)])
         # A call's fixed cost, a few passes over X, is that of about d/2 more rows of n
         # kernel values; blocks stay below 2^16 values (no tiling inside the kernel).
         # (kmlib's kernels check their values are finite themselves.)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._blocks import block_rows, gen_blocks
 from .._estimator_inputs import gram
 from .._linalg import one_blas_thread
 from .._typing import KernelFunc, Seed
@@ -19,11 +20,6 @@ from ._common import center_gram, p_value, samples
 from .mmd import TestResult
 
 __all__ = ["hsic", "independence_test"]
-
-#: Rows of the permuted Gram matrix per step of the independence test: three arrays of
-#: (_ROWS, n) stay in cache, about 40 % faster than whole matrices at n = 1000.
-_ROWS = 128
-
 
 def _grams(X: ArrayLike, Y: ArrayLike, kernel_x: KernelFunc, kernel_y: KernelFunc,
            min_rows: int, why: str) -> tuple[np.ndarray, np.ndarray]:
@@ -133,16 +129,19 @@ def independence_test(X: ArrayLike, Y: ArrayLike, *, kernel_x: KernelFunc,
     rng = check_rng(random_state, "random_state")
     n = K.shape[0]
     Kc, L = center_gram(K)[0], np.ascontiguousarray(L)
-    rows, both = np.empty((_ROWS, n)), np.empty((_ROWS, n))
+    # Blocks of rows of Kc, L[perm] and L[perm][:, perm] stay in cache (about 40 % faster
+    # than whole matrices at n = 1000).
+    b = block_rows(3 * 8 * n, cache=True)
+    rows, both = np.empty((b, n)), np.empty((b, n))
 
     def stat(perm: np.ndarray) -> float:  # sum_ij Kc_ij L[perm_i, perm_j], by blocks of rows
         total = 0.0
-        for i in range(0, n, _ROWS):
-            p = perm[i:i + _ROWS]
+        for blk in gen_blocks(n, b):
+            p = perm[blk]
             r = len(p)
             np.take(L, p, axis=0, out=rows[:r], mode="clip")
             np.take(rows[:r], perm, axis=1, out=both[:r], mode="clip")
-            total += np.vdot(Kc[i:i + r], both[:r])
+            total += np.vdot(Kc[blk], both[:r])
         return float(total) / n**2
 
     with one_blas_thread():  # threaded dots, one per block, only spin on a busy machine

@@ -23,12 +23,10 @@ from .._estimator_inputs import (
     is_precomputed,
     prediction_gram,
 )
-from .._linalg import dot
+from .._linalg import dot, psd_eigenpairs, psd_rtol
 from .._typing import KernelFunc
 from .._validation import (
-    EPS,
     NotFittedError,
-    check_eigenvalues_psd,
     check_feature_names,
     check_fitted,
     check_gram_psd,
@@ -145,16 +143,15 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         # Kc.T: the same symmetric matrix in Fortran order, which LAPACK overwrites in place
         evals, evecs = sla.eigh(Kc.T, subset_by_index=(n - r, n - 1), overwrite_a=True,
                                 check_finite=False)  # the r largest, ascending
-        evals, evecs = evals[::-1], evecs[:, ::-1]
-        check_eigenvalues_psd(evals, f"the centred {what}", who="KernelPCA.fit")
-        keep = evals > max(1e-12, n * EPS) * evals[0]
-        if evals[0] <= 0 or not keep.any():
+        # scikit-learn's KernelPCA treats eigenvalues below 1e-12 * max as zero
+        evals, evecs = psd_eigenpairs(evals[::-1], evecs[:, ::-1], rtol=max(1e-12, psd_rtol(n)),
+                                      name=f"the centred {what}", who="KernelPCA.fit")
+        if not evals.size:
             raise ValueError(f"the centred {what} is zero: all points are the same in "
                              "feature space, there is no principal component")
-        evecs = evecs[:, keep]
         top = np.argmax(np.abs(evecs), axis=0)
         self.eigenvectors_ = evecs * np.sign(evecs[top, np.arange(evecs.shape[1])])
-        self.eigenvalues_ = evals[keep]
+        self.eigenvalues_ = evals
         self.X_fit_ = None if pre else np.array(X, copy=True)
         self.n_features_in_ = X.shape[1]
         self.n_components_ = self._n_features_out = len(self.eigenvalues_)

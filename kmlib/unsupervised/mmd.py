@@ -14,6 +14,7 @@ from numpy.typing import ArrayLike
 from scipy.spatial.distance import pdist
 
 from .. import _dask
+from .._blocks import DIAG_BLOCK, gen_blocks, row_blocks
 from .._estimator_inputs import gram
 from .._linalg import dot
 from .._typing import KernelFunc, Seed
@@ -23,11 +24,6 @@ from ._common import p_value, samples
 
 __all__ = ["TestResult", "mmd2", "mmd2_linear", "median_heuristic", "two_sample_test"]
 
-#: Pairs per kernel call of the linear statistic: one (2b, 2b) Gram matrix holds the four
-#: paired diagonals it needs (memory O(b^2), time O(n b)).
-_PAIR_BLOCK = 64
-#: Permutations per matrix product of the quadratic-time test.
-_PERM_BLOCK = 128
 
 
 class TestResult(NamedTuple):
@@ -105,8 +101,8 @@ def _linear_h(kernel: KernelFunc, X: np.ndarray, Y: np.ndarray, ix: np.ndarray,
     if parts is None or any(p is None for p in parts):
         h = np.empty(m2)
         parts = [np.empty(m2) for _ in range(4)]
-        for s in range(0, m2, _PAIR_BLOCK):
-            e = min(s + _PAIR_BLOCK, m2)
+        for blk in gen_blocks(m2, DIAG_BLOCK):  # (2b, 2b) Gram matrices hold the 4 diagonals
+            s, e = blk.start, blk.stop
             r, i = e - s, np.arange(e - s)
             G = gram(kernel, np.concatenate([xo[s:e], yo[s:e]]),
                      np.concatenate([xe[s:e], ye[s:e]]))  # rows x_odd, y_odd; cols x_even, y_even
@@ -126,7 +122,7 @@ def mmd2_linear(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc) -> float:
     the mean over :math:`i \le m/2` of :math:`h(z_{2i-1}, z_{2i})`, where
     :math:`h((x, y), (x', y')) = k(x, x') + k(y, y') - k(x, y') - k(x', y)`: an unbiased
     estimate of MMD² from independent terms.  A kmlib kernel is evaluated on the paired
-    rows only (4 values per term); another callable on blocks of 64 pairs.  Time and memory
+    rows only (4 values per term); another callable on blocks of pairs.  Time and memory
     O(m), no Gram matrix of the samples.
 
     Parameters
@@ -298,8 +294,9 @@ def two_sample_test(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc,
         K = gram(kernel, Z, what="kernel(Z) of the pooled sample Z")
         unbiased = statistic == "unbiased"
         observed = float(_quadratic_null(K, m, np.arange(N)[None], unbiased)[0])
-        null = np.concatenate([
-            _quadratic_null(K, m, np.array([rng.permutation(N) for _ in range(b)]), unbiased)
-            for b in np.diff(np.r_[0:B:_PERM_BLOCK, B])])
+        null = np.concatenate([  # permutations in blocks: (b, N) labels, products, indices
+            _quadratic_null(K, m, np.array([rng.permutation(N) for _ in range(b.stop - b.start)]),
+                            unbiased)
+            for b in row_blocks(B, 3 * 8 * N)])
         scale = float(np.max(np.abs(K))) if K.size else 0.0
     return TestResult(observed, p_value(observed, null, scale), null)
