@@ -3,7 +3,7 @@
 The sample: n = 4 * 10^6 points of N(0, I_8) (X: 256 MB of float64), responses
 ``sin(x_1) + cos(x_2) / 2`` plus Gaussian noise of standard deviation 0.3 (variance 0.09),
 generated chunk by chunk (250 000 rows a chunk) by ``dask.array.random.default_rng(0)``.
-The model: ``NystroemKernelRidge`` (Gaussian kernel, sigma = 3, lam = 1, m = 500
+The model: ``NystroemKernelRidge`` (Gaussian kernel, sigma = 3, lam = 1, m = 300
 landmarks, FALKON's ``"pcg"`` with its defaults, random_state = 0).  Two cases, each in
 a child process of its own:
 
@@ -47,7 +47,7 @@ if str(ROOT) not in sys.path:  # run from a checkout without installing kmlib
     sys.path.insert(0, str(ROOT))
 
 RESULTS = Path(__file__).resolve().parent / "results_dask.md"
-N, D, CHUNK, M, SIGMA, LAM, NOISE = 4_000_000, 8, 250_000, 500, 3.0, 1.0, 0.3
+N, D, CHUNK, M, SIGMA, LAM, NOISE = 4_000_000, 8, 250_000, 300, 3.0, 1.0, 0.3
 
 
 def data(n: int):
@@ -114,7 +114,7 @@ def case(name: str, n: int, out: Path) -> dict:
 
             t0 = time.perf_counter()
             with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                              dashboard_address=None) as cluster, Client(cluster):
+                              dashboard_address=":0") as cluster, Client(cluster):
                 result["cluster_start_s"] = time.perf_counter() - t0
                 X, y = data(n)
                 result["rss_before_fit"] = rss.now()

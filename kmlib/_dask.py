@@ -169,10 +169,13 @@ def _predict_chunk(Xb: np.ndarray, est: Any) -> np.ndarray:
     return est.predict(Xb)
 
 
-def nystroem_krr_fit(est: Any, X: Any, y: Any) -> Any:
-    """:meth:`NystroemKernelRidge.fit` on Dask arrays (see the module)."""
-    from . import falkon
+def nystroem_krr_fit(est: Any, X: Any, y: Any,
+                     cholesky: Callable[[np.ndarray, float, str], tuple[np.ndarray, float]]
+                     ) -> Any:
+    """:meth:`NystroemKernelRidge.fit` on Dask arrays (see the module).
 
+    ``cholesky(M, jitter, what)`` is the NumPy fit's factorisation with a rising jitter.
+    """
     check_kernel(est.kernel)
     lam = check_positive(est.lam, "lam")
     if est.solver not in ("auto", "direct", "pcg"):
@@ -202,7 +205,7 @@ def nystroem_krr_fit(est: Any, X: Any, y: Any) -> Any:
     with one_blas_thread():
         Kmm = np.array(gram(est.kernel, est.landmarks_, what="kernel(landmarks)"))
         # the NumPy fit's jitter: psd_eigenpairs' rank tolerance times tr(K_mm) / m
-        T, est.jitter_ = falkon._cholesky(Kmm, psd_rtol(m) * max(np.trace(Kmm), EPS) / m,
+        T, est.jitter_ = cholesky(Kmm, psd_rtol(m) * max(np.trace(Kmm), EPS) / m,
                                           "kernel(landmarks)")
         del Kmm
     if solver == "direct":
@@ -219,7 +222,7 @@ def nystroem_krr_fit(est: Any, X: Any, y: Any) -> Any:
         else:
             G += T @ T.T
             G *= n / s
-            A = falkon._cholesky(G, lam, "the FALKON preconditioner")[0]
+            A = cholesky(G, lam, "the FALKON preconditioner")[0]
             b_s = (n / s) * (acc[:, m] + T @ check_vector(y_L, "y"))   # ~ Phi^T y
             del G, acc
             alpha, est.n_iter_ = _pcg(est, X, y, T, A, b_s, lam, max_iter, tol)
@@ -289,18 +292,18 @@ def _check_n_features(est: Any, X: Any) -> None:
 
 
 # ---------------------------------------------------------------------- linear-time MMD
-def _mmd_chunk(Xb: np.ndarray, Yb: np.ndarray, kernel: Any) -> np.ndarray:
-    """``[sum of h, number of terms]`` over the pairs of rows of one chunk."""
-    from .unsupervised._common import samples
-    from .unsupervised.mmd import _linear_h
-
-    Xb, Yb = samples(Xb, Yb, 2, "one pair of rows")
-    h = _linear_h(kernel, Xb, Yb, np.arange(len(Xb)), np.arange(len(Yb)))
-    return np.array([h.sum(), h.size])
+def _mmd_chunk(Xb: np.ndarray, Yb: np.ndarray, kernel: Any,
+               statistic: Callable[..., float]) -> np.ndarray:
+    """``[sum of h, number of terms]`` over the pairs of rows of one chunk (an even number)."""
+    pairs = len(Xb) // 2
+    return np.array([statistic(Xb, Yb, kernel=kernel) * pairs, pairs])
 
 
-def mmd2_linear(X: Any, Y: Any, kernel: Any) -> float:
-    """:func:`kmlib.unsupervised.mmd2_linear` on Dask arrays (chunks rechunked to pairs)."""
+def mmd2_linear(X: Any, Y: Any, kernel: Any, statistic: Callable[..., float]) -> float:
+    """:func:`kmlib.unsupervised.mmd2_linear` on Dask arrays (chunks rechunked to pairs).
+
+    ``statistic`` is the NumPy function, applied to each chunk's pairs.
+    """
     X, Y = _rows(X, "X"), _rows(Y, "Y")
     for A, name in ((X, "X"), (Y, "Y")):
         if A.shape[0] < 2:
@@ -317,5 +320,5 @@ def mmd2_linear(X: Any, Y: Any, kernel: Any) -> float:
     ends = sorted(({min(int(e), n2) // 2 * 2 for e in np.cumsum(rows)} | {n2}) - {0})
     chunks = tuple(np.diff([0, *ends]).tolist())
     X, Y = X[:n2].rechunk({0: chunks}), Y[:n2].rechunk({0: chunks})
-    total, count = _blockwise_sum(_mmd_chunk, [X, Y], kernel)
+    total, count = _blockwise_sum(_mmd_chunk, [X, Y], kernel, statistic)
     return float(total / count)

@@ -214,7 +214,7 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
         self
         """
         if _dask.is_dask(X, y):   # Dask arrays: blockwise sums as Dask tasks
-            return _dask.nystroem_krr_fit(self, X, y)
+            return _dask.nystroem_krr_fit(self, X, y, _cholesky)
         check_kernel(self.kernel)
         lam = check_positive(self.lam, "lam")
         if self.solver not in ("auto", "direct", "pcg"):

@@ -31,7 +31,7 @@ ROW_CHUNKS = (1700, 1700, 1700, 900)       # uneven on purpose
 @pytest.fixture(scope="module")
 def client():
     with distributed.LocalCluster(processes=True, n_workers=2, threads_per_worker=1,
-                                  dashboard_address=None) as cluster, \
+                                  dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as c:
         yield c
 

@@ -148,7 +148,7 @@ def mmd2_linear(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc) -> float:
     1.0
     """
     if _dask.is_dask(X, Y):   # Dask arrays: one sum per chunk of pairs
-        return _dask.mmd2_linear(X, Y, kernel)
+        return _dask.mmd2_linear(X, Y, kernel, mmd2_linear)
     X, Y = samples(X, Y, 2, "one pair of rows")
     check_kernel(kernel)
     return float(np.mean(_linear_h(kernel, X, Y, np.arange(len(X)), np.arange(len(Y)))))
