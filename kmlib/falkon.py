@@ -206,8 +206,10 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        X : array-like or dask.array.Array of shape (n_samples, n_features)
+            Dask arrays (chunked along rows, y with X's row chunks): the block sums and
+            passes run as Dask tasks, with the NumPy fit's landmarks (:mod:`kmlib._dask`).
+        y : array-like or dask.array.Array of shape (n_samples,)
 
         Returns
         -------
@@ -316,7 +318,8 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask.array.Array of shape (n_samples, n_features)
+            A Dask array (chunked along rows) gives a lazy Dask array (:mod:`kmlib._dask`).
 
         Returns
         -------

@@ -219,7 +219,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_dims)
+        X : array-like or dask.array.Array of shape (n_samples, n_dims)
+            A Dask array (chunked along rows) gives a lazy Dask array, chunk by chunk.
 
         Returns
         -------

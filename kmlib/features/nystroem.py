@@ -141,7 +141,8 @@ class Nystroem(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_dims)
+        X : array-like or dask.array.Array of shape (n_samples, n_dims)
+            A Dask array (chunked along rows) gives a lazy Dask array, chunk by chunk.
 
         Returns
         -------

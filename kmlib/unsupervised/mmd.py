@@ -128,6 +128,7 @@ def mmd2_linear(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc) -> float:
     Parameters
     ----------
     X, Y : array-like of shape (m, d) and (n, d); 1-D means points in one dimension
+        Dask arrays (chunked along rows) too: one sum of terms per chunk of pairs, as tasks.
     kernel : callable
         ``kernel(A, B)`` returning the Gram matrix, e.g. ``kmlib.kernels.gaussian(1.0)``.
 
