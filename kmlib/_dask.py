@@ -18,6 +18,11 @@ The estimators of kmlib that only ever need sums over rows or row-wise maps acce
 The tasks run on the active scheduler: a ``dask.distributed.Client`` if one was created,
 otherwise Dask's local threads.  Every pass of ``"pcg"`` reads ``X`` again: if ``X`` fits
 in the workers' memory, ``X = X.persist()`` before ``fit`` computes its chunks once.
+On Linux, the worker processes that ``dask.distributed`` starts get the environment variable
+``MALLOC_TRIM_THRESHOLD_=65536`` (Dask's ``distributed.nanny.pre-spawn-environ``), which
+makes every temporary block of :math:`K_{nm}` fresh memory from the system: the passes then
+take about twice the CPU time.  ``dask.config.set({"distributed.nanny.pre-spawn-environ.
+MALLOC_TRIM_THRESHOLD_": None})`` before starting the workers leaves glibc's default.
 
 Dask is optional (``pip install kmlib[dask]``): :func:`is_dask` reads the type's module
 name, and dask is imported only once a Dask array has been passed in.
