@@ -138,14 +138,15 @@ def _tree_sum(parts: list[Any]) -> Any:
 
 
 def _blockwise_sum(func: Callable[..., Any], arrays: list[Any], *args: Any) -> Any:
-    """Computed ``sum_b func(chunk_b of each array, *args)``: one task per row chunk."""
+    """Computed ``sum_b func(chunk_b of each array, *args)``: one task per non-empty row chunk."""
     import dask
     from dask import delayed
 
     chunks = [a.to_delayed().ravel() for a in arrays]
     shared = [delayed(a, pure=True) if isinstance(a, np.ndarray) or hasattr(a, "fit") else a
               for a in args]                              # sent once, not once per task
-    terms = [delayed(func, pure=True)(*blocks, *shared) for blocks in zip(*chunks, strict=True)]
+    terms = [delayed(func, pure=True)(*blocks, *shared)
+             for rows, *blocks in zip(arrays[0].chunks[0], *chunks, strict=True) if rows]
     return dask.compute(_tree_sum(terms))[0]
 
 
@@ -171,7 +172,7 @@ def _pass_chunk(Xb: np.ndarray, yb: np.ndarray, est: Any, w: np.ndarray,
 
 
 def _predict_chunk(Xb: np.ndarray, est: Any) -> np.ndarray:
-    return est.predict(Xb)
+    return est.predict(Xb) if len(Xb) else np.empty(0)
 
 
 def nystroem_krr_fit(est: Any, X: Any, y: Any,
@@ -277,8 +278,8 @@ def nystroem_krr_predict(est: Any, X: Any) -> Any:
 
 
 # ----------------------------------------------------------------------- feature maps
-def _transform_chunk(Xb: np.ndarray, est: Any) -> np.ndarray:
-    return est.transform(Xb)
+def _transform_chunk(Xb: np.ndarray, est: Any, n_out: int) -> np.ndarray:
+    return est.transform(Xb) if len(Xb) else np.empty((0, n_out))
 
 
 def transform(est: Any, X: Any, fitted: str, n_out: Callable[[Any], int]) -> Any:
@@ -286,7 +287,8 @@ def transform(est: Any, X: Any, fitted: str, n_out: Callable[[Any], int]) -> Any
     check_fitted(est, fitted)
     X = _rows(X, "X")
     _check_n_features(est, X)
-    return X.map_blocks(_transform_chunk, est, chunks=(X.chunks[0], (n_out(est),)),
+    cols = n_out(est)
+    return X.map_blocks(_transform_chunk, est, cols, chunks=(X.chunks[0], (cols,)),
                         dtype=np.float64, meta=np.empty((0, 0)))
 
 

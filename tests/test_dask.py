@@ -116,6 +116,24 @@ def test_predict_and_transforms_are_lazy(data):
         assert np.max(np.abs(values - ref)) <= 1e-12 * np.max(np.abs(ref))
 
 
+def test_empty_and_one_row_chunks(data):
+    """Chunks of 0 and 1 rows (some without a row of the preconditioner): the NumPy fit."""
+    X, y, X_test = data
+    Xd = da.from_array(X, chunks=((3000, 1, 0, 2999), -1))
+    yd = da.from_array(y, chunks=((3000, 1, 0, 2999),))
+    assert 0 in Xd.chunks[0] and 1 in Xd.chunks[0]
+    kw = dict(kernel=kernels.gaussian(1.0), n_components=100, solver="pcg", random_state=5)
+    ref = NystroemKernelRidge(**kw).fit(X, y)
+    with dask.config.set(scheduler="sync"):
+        est = NystroemKernelRidge(**kw).fit(Xd, yd)
+        p_lazy = est.predict(Xd).compute()
+        Z = features.RandomFourierFeatures(n_features=5, random_state=0).fit(X).transform(Xd)
+        assert Z.compute().shape == (N, 10)
+    p_ref = ref.predict(X_test)
+    assert np.max(np.abs(est.predict(X_test) - p_ref)) <= 1e-8 * np.max(np.abs(p_ref))
+    assert np.max(np.abs(p_lazy - ref.predict(X))) <= 1e-8 * np.max(np.abs(p_ref))
+
+
 def test_mmd2_linear_equals_the_numpy_statistic(client):
     """Uneven, odd chunks and unequal lengths: the pairs are the NumPy statistic's pairs."""
     rng = np.random.default_rng(1)
