@@ -108,6 +108,9 @@ test: $(VENV)/.installed-test
 test-lib: $(VENV)/.installed-test
 	$(PYTEST) -m lib -q tests
 
+typecheck: $(VENV)/.installed-test
+	$(BIN)/mypy
+
 # CI builds the book first (make book), then runs this: the notebooks the build executed
 # with the same code, after the last change to them and to kmlib, are not run again; the
 # site tests are left to make check-site and the PDF checks, which run after the builds.

@@ -130,7 +130,7 @@ def fit_inputs(kernel: Any, X: ArrayLike, y: ArrayLike, *, need_gram: bool, one_
         X_fit = check_matrix(X, "X")
         check_same_length(X_fit, y, "X", "y")
         K = None
-    if K is None and need_gram:
+    if K is None and need_gram and X_fit is not None:
         K = gram(kernel, X_fit)
     return K, X_fit, y, classes
 
@@ -159,6 +159,7 @@ def prediction_gram(kernel: Any, X: ArrayLike, X_fit: np.ndarray | None, n_train
             )
         return Kt if keep is None else Kt[:, keep]
     Xt = check_matrix(X, "X")
+    assert X_fit is not None  # not precomputed: the training inputs were kept
     if Xt.shape[1] != X_fit.shape[1]:
         raise ValueError(
             f"X has {Xt.shape[1]} features, but {who} is expecting "
@@ -185,12 +186,13 @@ class BinaryKernelClassifier(PairwiseTags, ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = False  # two classes (see classes_)
         return tags
 
-    def _store_training(self, K: np.ndarray, X_fit: np.ndarray | None, y: np.ndarray,
+    def _store_training(self, K: np.ndarray | None, X_fit: np.ndarray | None, y: np.ndarray,
                         classes: np.ndarray) -> None:
         self.X_fit_ = X_fit
         self.n_train_ = int(len(y))
         self.classes_ = classes
-        self.n_features_in_ = int(K.shape[1] if X_fit is None else X_fit.shape[1])
+        self.n_features_in_ = int(X_fit.shape[1] if X_fit is not None
+                                  else K.shape[1] if K is not None else 0)
 
     def _decision(self, X: ArrayLike, keep: str | None = None) -> np.ndarray:
         """Return ``k(X, X_fit_[keep]) @ dual_coef_ + intercept_``.

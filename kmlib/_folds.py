@@ -70,7 +70,7 @@ class KFold:
 
     def fold_of(self, X: ArrayLike) -> np.ndarray:
         """Return kappa: ``kappa[i]`` is the fold (0, ..., v-1) that holds point i."""
-        n = X if isinstance(X, numbers.Integral) else len(X)
+        n = X if isinstance(X, numbers.Integral) else np.shape(X)[0]
         k = check_int(self.n_splits, "n_splits", minimum=2)
         n = check_int(n, "number of samples", minimum=1)
         if k > n:
@@ -118,7 +118,7 @@ def resolve_folds(folds: Folds, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
             return list(folds.split(n))
         if isinstance(folds, Splitter) and not isinstance(folds, (str, bytes)):
             folds = list(folds.split(np.empty((n, 0))))
-        return _check_pairs(folds, n)
+        return _check_pairs(folds, n)  # type: ignore[arg-type]  # pairs, or a clear error
     except ValueError as exc:
         msg = str(exc)
         if not msg.startswith("folds"):

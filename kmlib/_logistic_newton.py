@@ -244,6 +244,7 @@ def _newton(K: np.ndarray, y: np.ndarray, lam: float, tol: float, max_iter: int,
         if fresh:
             system = _NewtonSystem(ws, W, lam, low_rank)
         prev_gnorm = gnorm
+        assert system is not None
         dalpha, dmu = system.step(F1, F2, KF1)
         slope = float(np.dot(KF1, dalpha) + F2 * dmu)
         if not slope < 0.0:

@@ -49,7 +49,7 @@ __all__ = ["linear_model", "diabetes", "two_moons", "sine_target", "square_wave_
 
 
 @finite_result
-def linear_model(n: int, p: int, *, beta: ArrayLike = None, noise: float = 1.0,
+def linear_model(n: int, p: int, *, beta: ArrayLike | None = None, noise: float = 1.0,
                  random_state: Seed = None, rho: float = 0.0) -> LinearModelData:
     """Draw a design and responses from the linear model ``Y = X beta + eps``.
 

@@ -103,7 +103,7 @@ def _solve_shifted(K: np.ndarray, y: np.ndarray, lam: float, who: str,
         reason = (f"K + lam*I (lam={lam:g}) is not numerically positive definite "
                   f"(Cholesky failed at leading minor {info} of {n}); ")
         del A, c
-        if owned:
+        if owned and regram is not None:
             K = regram()
     d, U = eigh_copy(K if sw is None else K * sw[:, None] * sw)
     s = d + lam

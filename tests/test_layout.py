@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "kmlib"
 # private modules of the library that every kmlib module may import (public names only)
 SHARED_PRIVATE = {"kmlib._validation", "kmlib._linalg", "kmlib._folds", "kmlib._typing",
-                  "kmlib._estimator_inputs", "kmlib._blocks"}
+                  "kmlib._estimator_inputs", "kmlib._blocks", "kmlib._ridge"}
 
 
 def _modules():

@@ -414,14 +414,14 @@ def test_small_svds_run_with_one_blas_thread(monkeypatch):
     seen = []
     from kmlib.model_selection import _core as engine
 
-    core = engine._path_core
+    core = engine.ridge_svd_path
 
     def spy(*args, **kwargs):
         seen.append([i["num_threads"] for i in threadpoolctl.threadpool_info()
                      if i["user_api"] == "blas"])
         return core(*args, **kwargs)
 
-    monkeypatch.setattr(engine, "_path_core", spy)  # used by _predict_core, per fold
+    monkeypatch.setattr(engine, "ridge_svd_path", spy)  # used by _predict_core, per fold
     X, y = _data(n=30, p=4)
     ms.cross_val_curve(X, y, [1.0], 3)
     assert len(seen) == 3 and all(t == [1] * len(t) for t in seen)

@@ -93,10 +93,10 @@ def test_ridge_path_equals_per_lambda_solves():
     for n, p in [(50, 8), (10, 30)]:
         X, y = _data(n, p, 7)
         path = R.ridge_path(X, y, lams)
-        assert path.shape == (lams.size, p)
-        ref = np.stack([_closed_form(X, y, lam) for lam in lams])
+        assert path.shape == (p, lams.size)                 # the penalty is the last axis
+        ref = np.stack([_closed_form(X, y, lam) for lam in lams], axis=1)
         np.testing.assert_allclose(path, ref, rtol=1e-8, atol=1e-10)
-        np.testing.assert_allclose(R.fitted_values_path(X, y, lams), ref @ X.T,
+        np.testing.assert_allclose(R.fitted_values_path(X, y, lams), X @ ref,
                                    rtol=1e-8, atol=1e-10)
 
 
@@ -206,7 +206,8 @@ def test_shrinkage_factors_closed_form():
     np.testing.assert_allclose(R.shrinkage_factors(d, 1.0), [0.9, 0.5, 0.2, 0.0])
     np.testing.assert_allclose(R.shrinkage_factors(d, 0.0), [1, 1, 1, 0])
     S = R.shrinkage_factors(d, [1.0, 4.0])
-    np.testing.assert_allclose(S[1], d**2 / (d**2 + 4.0))
+    assert S.shape == (4, 2)                                # the penalty is the last axis
+    np.testing.assert_allclose(S[:, 1], d**2 / (d**2 + 4.0))
     with pytest.raises(ValueError, match="d must contain singular values >= 0"):
         R.shrinkage_factors([-1.0, 2.0], 1.0)
 
@@ -318,7 +319,7 @@ def test_huge_designs_give_the_scaled_solution_not_zeros(scale):
     X = scale * X0
     ols0 = np.linalg.lstsq(X0, y, rcond=None)[0]
     assert_allclose(ridge(X, y, 1.0) * scale, ols0, rtol=1e-10)
-    assert_allclose(ridge_path(X, y, [1.0, 2.0]) * scale, [ols0, ols0], rtol=1e-10)
+    assert_allclose(ridge_path(X, y, [1.0, 2.0]).T * scale, [ols0, ols0], rtol=1e-10)
     for method in ("primal", "dual"):
         try:
             beta = ridge(X, y, 1.0, method=method)

@@ -87,8 +87,17 @@ def test_linear_kernel_pca_is_pca():
                                rtol=1e-10)
     _assert_same_up_to_sign(ours.fit_transform(X), ref.transform(X))
     _assert_same_up_to_sign(ours.transform(Xt), ref.transform(Xt))
-    # more components asked than the rank of the centred Gram matrix: the null space is dropped
-    assert uns.KernelPCA(10, kernel=kernels.linear()).fit(X).n_components_ == 4
+    # more components asked than the rank of the centred Gram matrix: as in scikit-learn,
+    # n_components columns, zero beyond the rank, unless remove_zero_eig=True
+    for remove in (False, True):
+        ours = uns.KernelPCA(10, kernel=kernels.linear(), remove_zero_eig=remove).fit(X)
+        ref = SkKernelPCA(10, kernel="linear", eigen_solver="dense",
+                          remove_zero_eig=remove).fit(X)
+        assert ours.n_components_ == ref.eigenvalues_.size == (4 if remove else 10)
+        np.testing.assert_allclose(ours.eigenvalues_, ref.eigenvalues_, rtol=1e-10, atol=0)
+        _assert_same_up_to_sign(ours.fit_transform(X), ref.fit_transform(X))
+        _assert_same_up_to_sign(ours.transform(Xt), ref.transform(Xt))
+        assert np.all(ours.transform(Xt)[:, 4:] == 0)
 
 
 def test_kpca_in_scikit_learn():

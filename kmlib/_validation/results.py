@@ -79,4 +79,4 @@ def finite_result(func: F | None = None, *, allow_inf: bool = False) -> Any:
                 )
         return out
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper

@@ -84,6 +84,6 @@ def check_rng(seed: Any, name: str = "seed") -> np.random.Generator:
     if isinstance(seed, np.random.RandomState):
         return np.random.default_rng(seed.randint(np.iinfo(np.int64).max, dtype=np.int64))
     if seed is None or (isinstance(seed, numbers.Integral) and not isinstance(seed, bool)):
-        return np.random.default_rng(seed)
+        return np.random.default_rng(None if seed is None else int(seed))
     raise ValueError(f"{name} must be None, an int, a numpy Generator or a RandomState; "
                      f"got {seed!r}")

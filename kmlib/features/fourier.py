@@ -177,7 +177,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
             )
         return family, sigma, D, nu
 
-    def fit(self, X: ArrayLike, y: ArrayLike = None) -> "RandomFourierFeatures":
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> "RandomFourierFeatures":
         """Draw the random frequencies (and phases) for inputs of X's dimension.
 
         Parameters
@@ -196,16 +196,16 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         rng = check_rng(self.random_state, "random_state")
         d = X.shape[1]
         W = rng.standard_normal((d, D))
-        if family == "gaussian" or (family == "matern" and math.isinf(nu)):
+        if family == "gaussian" or (nu is not None and math.isinf(nu)):
             W /= sigma
         else:
-            nu_eff = 0.5 if family == "laplacian" else nu
+            nu_eff = 0.5 if family == "laplacian" or nu is None else nu
             # s^2 = chi2_{2 nu} / (2 nu); chi2_k is Gamma(shape k/2, scale 2).
             s = np.sqrt(rng.gamma(nu_eff, 2.0, size=D) / (2.0 * nu_eff))
             W /= sigma * s
         self.W_ = W
         if self.variant == "cos_phase":
-            self.u_ = rng.uniform(-np.pi, np.pi, size=D)
+            self.u_: np.ndarray | None = rng.uniform(-np.pi, np.pi, size=D)
             self.n_output_features_ = D
         else:
             self.u_ = None
@@ -241,6 +241,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
             scale = 1.0 / math.sqrt(D)
         else:
             out = X @ W
+            assert self.u_ is not None  # fitted with variant="cos_phase"
             out += self.u_
             scale = math.sqrt(2.0 / D)
         np.cos(out, out=out)

@@ -95,7 +95,7 @@ class Nystroem(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
             return A[:, self.component_indices_]
         return gram(self.kernel, A, B)
 
-    def fit(self, X: ArrayLike, y: ArrayLike = None) -> "Nystroem":
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> "Nystroem":
         """Choose the landmarks and factor their Gram matrix.
 
         Parameters

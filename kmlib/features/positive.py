@@ -55,7 +55,7 @@ class PositiveRandomFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         self.n_features = n_features
         self.random_state = random_state
 
-    def fit(self, X: ArrayLike, y: ArrayLike = None) -> "PositiveRandomFeatures":
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> "PositiveRandomFeatures":
         """Draw the random vectors for inputs of X's dimension; returns ``self``."""
         D = check_int(self.n_features, "n_features", minimum=1)
         check_feature_names(self, X, reset=True)

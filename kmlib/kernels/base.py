@@ -154,7 +154,7 @@ class Kernel(ABC):
         return check_matrix(X, name)
 
     # -- public interface --------------------------------------------------
-    def __call__(self, X: ArrayLike, Y: ArrayLike = None) -> np.ndarray:
+    def __call__(self, X: ArrayLike, Y: ArrayLike | None = None) -> np.ndarray:
         """Return the Gram matrix ``[k(x_i, y_j)]`` of shape ``(len(X), len(Y))``.
 
         Parameters
@@ -176,7 +176,7 @@ class Kernel(ABC):
         """
         Xa = self._check(X, "X")
         symmetric = Y is None or Y is X
-        if symmetric:
+        if symmetric or Y is None:
             Ya = Xa
         else:
             Ya = self._check(Y, "Y")

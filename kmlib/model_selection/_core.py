@@ -11,8 +11,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._linalg import one_blas_thread
+from .._ridge import rank_mask, ridge_svd_path
 from .._validation import (
-    EPS,
     check_Xy,
 )
 
@@ -45,47 +45,15 @@ def _one_blas_thread(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def _path_core(X: np.ndarray, y: np.ndarray, lams: np.ndarray, fit_intercept: bool,
-               standardize: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Ridge intercepts (R, L) and coefficients (R, p, L) for a stack X (R, m, p), y (R, m)."""
-    m, p = X.shape[1], X.shape[2]
-    if fit_intercept:
-        mu = X.mean(axis=1)                                   # (R, p)
-        ybar = y.mean(axis=1)                                 # (R,)
-    else:
-        mu = np.zeros((X.shape[0], p))
-        ybar = np.zeros(X.shape[0])
-    Z = X - mu[:, None, :]
-    if standardize:
-        s = np.sqrt(np.mean(Z * Z, axis=1))                   # norm sqrt(m) after scaling
-        bad = s <= 100 * EPS * np.max(np.abs(X), axis=1)     # RidgeRegression's rule
-        if np.any(bad):
-            cols = np.unique(np.nonzero(bad)[1]).tolist()
-            raise ValueError(
-                f"X has column(s) {cols} that are constant on a training set, which cannot "
-                "be standardised (zero spread); drop them or pass standardize=False")
-        Z = Z / s[:, None, :]
-    else:
-        s = np.ones_like(mu)
-    yc = y - ybar[:, None]
-    U, d, Vt = np.linalg.svd(Z, full_matrices=False)          # batched thin SVD
-    keep = d > max(m, p) * EPS * d[:, :1]
-    b = np.einsum("rmk,rm->rk", U, yc)                        # U^T y_c
-    with np.errstate(divide="ignore", invalid="ignore"):
-        F = np.where(keep[:, :, None], d[:, :, None] / (d[:, :, None] ** 2 + lams), 0.0)
-    coefs = np.einsum("rkp,rkl->rpl", Vt, F * b[:, :, None]) / s[:, :, None]
-    intercepts = ybar[:, None] - np.einsum("rp,rpl->rl", mu, coefs)
-    return intercepts, coefs
-
-
 def _predict_core(Xtr: np.ndarray, ytr: np.ndarray, Xte: np.ndarray, lams: np.ndarray,
                   fit_intercept: bool, standardize: bool) -> np.ndarray:
     """Predictions (R, m_te, L) at Xte (R, m_te, p) of ridge fitted on (Xtr, ytr)."""
-    a, B = _path_core(Xtr, ytr, lams, fit_intercept, standardize)
+    a, B = ridge_svd_path(Xtr, ytr, lams, fit_intercept=fit_intercept, standardize=standardize)
     return a[:, None, :] + np.einsum("rtp,rpl->rtl", Xte, B)
 
 
-def _smoother_svd(X: ArrayLike, y: ArrayLike, fit_intercept: bool):
+def _smoother_svd(X: ArrayLike, y: ArrayLike, fit_intercept: bool
+                  ) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, np.ndarray]:
     X, y = check_Xy(X, y)
     n = len(y)
     if fit_intercept:
@@ -95,5 +63,5 @@ def _smoother_svd(X: ArrayLike, y: ArrayLike, fit_intercept: bool):
     else:
         Xc, yc, h0 = X, y, 0.0
     U, d, _ = np.linalg.svd(Xc, full_matrices=False)
-    keep = d > max(Xc.shape) * EPS * d[0] if d[0] > 0 else np.zeros(d.shape, dtype=bool)
+    keep = rank_mask(d, max(Xc.shape))
     return y, yc, h0, U[:, keep], d[keep]

@@ -14,8 +14,9 @@ from numpy.typing import ArrayLike
 
 from .._blocks import row_blocks
 from .._folds import Folds, resolve_folds
+from .._ridge import ridge_svd_path
 from .._validation import check_batch, check_lam_grid, finite_result
-from ._core import _dataset_bytes, _one_blas_thread, _path_core, _predict_core
+from ._core import _dataset_bytes, _one_blas_thread, _predict_core
 
 __all__ = ["ridge_path_batch", "oof_predictions_batch", "cv_curves_batch"]
 
@@ -42,7 +43,8 @@ def ridge_path_batch(X: ArrayLike, y: ArrayLike, lams: ArrayLike, *, fit_interce
     a = np.empty((X.shape[0], lams.size))
     B = np.empty((X.shape[0], X.shape[2], lams.size))
     for blk in row_blocks(X.shape[0], _dataset_bytes(X, lams.size)):
-        a[blk], B[blk] = _path_core(X[blk], y[blk], lams, fit_intercept, standardize)
+        a[blk], B[blk] = ridge_svd_path(X[blk], y[blk], lams, fit_intercept=fit_intercept,
+                                        standardize=standardize)
     return a, B
 
 

@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._folds import Folds, resolve_folds
+from .._ridge import ridge_svd_path, shrinkage
 from .._typing import Seed
 from .._validation import (
     EPS,
@@ -21,7 +22,7 @@ from .._validation import (
     check_Xy,
     finite_result,
 )
-from ._core import _one_blas_thread, _path_core, _predict_core, _smoother_svd
+from ._core import _one_blas_thread, _predict_core, _smoother_svd
 
 __all__ = [
     "holdout_split",
@@ -229,7 +230,8 @@ def ridge_fit_path(X: ArrayLike, y: ArrayLike, lams: ArrayLike, *, fit_intercept
     """
     X, y = check_Xy(X, y)
     lams = check_lam_grid(lams)
-    a, B = _path_core(X[None], y[None], lams, fit_intercept, standardize)
+    a, B = ridge_svd_path(X[None], y[None], lams, fit_intercept=fit_intercept,
+                          standardize=standardize)
     return a[0], B[0]
 
 
@@ -272,7 +274,7 @@ def loo_ridge(X: ArrayLike, y: ArrayLike, lams: ArrayLike, *, fit_intercept: boo
     """
     lams = check_lam_grid(lams)
     y, yc, h0, U, d = _smoother_svd(X, y, fit_intercept)
-    S = d[:, None] ** 2 / (d[:, None] ** 2 + lams)            # (r, L) shrinkage factors
+    S = shrinkage(d, lams, 0)                                 # (r, L) shrinkage factors
     H = h0 + (U * U) @ S                                      # (n, L) leverages
     fitted = (y - yc)[:, None] + U @ (S * (U.T @ yc)[:, None])
     resid = y[:, None] - fitted
@@ -306,7 +308,7 @@ def gcv_ridge(X: ArrayLike, y: ArrayLike, lams: ArrayLike, *,
     lams = check_lam_grid(lams)
     y, yc, h0, U, d = _smoother_svd(X, y, fit_intercept)
     n = len(y)
-    S = d[:, None] ** 2 / (d[:, None] ** 2 + lams)
+    S = shrinkage(d, lams, 0)
     df = n * h0 + S.sum(axis=0)
     fitted = (y - yc)[:, None] + U @ (S * (U.T @ yc)[:, None])
     rss = np.mean((y[:, None] - fitted) ** 2, axis=0)

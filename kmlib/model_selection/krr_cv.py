@@ -110,7 +110,8 @@ def _cv_errors(K: np.ndarray, y: np.ndarray, lams: np.ndarray,
     block and the pseudo-inverse, as in :class:`kmlib.krr.KernelRidge`.
     """
     sse = np.zeros(lams.shape[0])
-    fallback = set()
+    fallback: set[float] = set()
+    todo: list[int]
     for tr, te in pairs:
         if tr.shape[0] < 2:  # nothing to tridiagonalise
             C, todo = _dual_path(K[np.ix_(tr, tr)], y[tr], lams), []

@@ -145,8 +145,8 @@ def tune_krr(X: ArrayLike, y: ArrayLike, kernel_factory: Callable[[Any], Callabl
 
     if not np.any(np.isfinite(cv)):
         raise ValueError("every cross-validation error is NaN or infinite; check the kernel")
-    i, j = np.unravel_index(np.argmin(np.where(np.isfinite(cv), cv, np.inf)), cv.shape)
-    i, j = int(i), int(j)
+    best = np.unravel_index(np.argmin(np.where(np.isfinite(cv), cv, np.inf)), cv.shape)
+    i, j = int(best[0]), int(best[1])
     model = KernelRidge(kernel=kernel_factory(params[i]), lam=float(lams[j])).fit(X, y)
     table = KRRTuningTable(params=params, lams=lams, cv=cv, best_param=params[i],
                            best_lam=float(lams[j]), best_cv=float(cv[i, j]),

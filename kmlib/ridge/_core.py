@@ -8,27 +8,9 @@ from scipy import linalg as sla
 from scipy.linalg import lapack
 
 from .._linalg import gram_cholesky
-from .._validation import (
-    rank_tol,
-)
+from .._ridge import pow2_scale, ridge_filter
 
 _METHODS = ("primal", "dual", "svd")
-
-
-#: Designs whose largest entry exceeds this are scaled before their squares are formed.
-_HUGE = 2.0**200
-
-
-def _pow2_scale(X: np.ndarray) -> float:
-    """A power of two ``s`` with ``max |X / s| <= 1`` when ``X`` is huge, else 1.
-
-    Beyond about 1.3e154 the products ``X^T X``, ``X X^T`` and the squared singular values
-    overflow, and the ridge filter ``d / (d^2 + lam)`` silently returns 0.  The ridge
-    solution of ``X`` with penalty ``lam`` is ``1/s`` times the one of ``X / s`` with
-    penalty ``lam / s^2``; scaling by a power of two is exact.
-    """
-    top = float(np.max(np.abs(X))) if X.size else 0.0
-    return float(2.0 ** np.frexp(top)[1]) if top > _HUGE else 1.0
 
 
 def _scaled_lam(lam: float, s: float, method: str) -> float:
@@ -43,7 +25,7 @@ def _scaled_lam(lam: float, s: float, method: str) -> float:
 
 def _solve_many(X: np.ndarray, Y: np.ndarray, lam: float, method: str) -> np.ndarray:
     """Ridge coefficients for each column of ``Y`` (shape (n, k)) -> (p, k)."""
-    s = _pow2_scale(X)
+    s = pow2_scale(X)
     if s != 1.0:
         return _solve_many(X / s, Y, _scaled_lam(lam, s, method), method) / s
     n, p = X.shape
@@ -68,7 +50,7 @@ def _solve_many(X: np.ndarray, Y: np.ndarray, lam: float, method: str) -> np.nda
         return X.T @ sla.cho_solve(c, Y, check_finite=False)
     # method == "svd"
     U, d, Vt = np.linalg.svd(X, full_matrices=False)
-    return Vt.T @ (_filter(d, lam, X.shape)[:, None] * (U.T @ Y))
+    return Vt.T @ (ridge_filter(d, np.array([lam]), max(n, p)) * (U.T @ Y))
 
 
 def _cholesky_solve(X: np.ndarray, Y: np.ndarray, lam: float,
@@ -83,7 +65,7 @@ def _cholesky_solve(X: np.ndarray, Y: np.ndarray, lam: float,
     n, p = X.shape
     if lam <= 0:
         return None
-    s = _pow2_scale(X)
+    s = pow2_scale(X)
     if s != 1.0:
         B = _cholesky_solve(X / s, Y, lam / s / s, max_cond)
         return None if B is None else B / s
@@ -97,29 +79,7 @@ def _cholesky_solve(X: np.ndarray, Y: np.ndarray, lam: float,
     return lapack.dpotrs(c, X.T @ Y)[0] if p <= n else X.T @ lapack.dpotrs(c, Y)[0]
 
 
-def _filter(d: np.ndarray, lam: float, shape: tuple[int, int]) -> np.ndarray:
-    """The spectral filter d / (d^2 + lam), with 1/d -> 0 on the null space when lam = 0."""
-    if lam > 0:
-        return d / (d**2 + lam)
-    out = np.zeros_like(d)
-    keep = d > rank_tol(d, max(shape))
-    out[keep] = 1.0 / d[keep]
-    return out
-
-
 def _check_method(method: Any) -> str:
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}; got {method!r}")
     return method
-
-
-def _shrink(d: np.ndarray, lams: np.ndarray, shape: tuple[int, int] | None = None) -> np.ndarray:
-    d2 = d**2
-    out = np.empty((lams.size, d.size))
-    for i, lam in enumerate(lams):
-        if lam > 0:
-            out[i] = d2 / (d2 + lam)
-        else:
-            tol = rank_tol(d, max(shape)) if shape is not None else 0.0
-            out[i] = (d > tol).astype(float)
-    return out

@@ -13,8 +13,8 @@ from scipy import linalg as sla
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from .._linalg import rank_deficiency_error
+from .._ridge import pow2_scale, ridge_svd_path, shrinkage, standardize_columns
 from .._validation import (
-    EPS,
     as_float_array,
     check_feature_names,
     check_finite_result,
@@ -29,7 +29,7 @@ from .._validation import (
     finite_result,
     rank_tol,
 )
-from ._core import _check_method, _cholesky_solve, _filter, _pow2_scale, _shrink, _solve_many
+from ._core import _check_method, _cholesky_solve, _solve_many
 from .spectral import (
     standardize,
 )
@@ -118,8 +118,7 @@ def ridge(X: ArrayLike, y: ArrayLike, lam: float,
     """
     X, y = check_Xy(X, y)
     lam = check_lam(lam, "lam")
-    method = _check_method(method)
-    return _solve_many(X, y[:, None], lam, method)[:, 0]
+    return _solve_many(X, y[:, None], lam, _check_method(method))[:, 0]
 
 
 @finite_result
@@ -139,16 +138,13 @@ def ridge_path(X: ArrayLike, y: ArrayLike, lams: ArrayLike) -> np.ndarray:
 
     Returns
     -------
-    betas : ndarray of shape (L, p)
-        Row ``l`` is ``ridge(X, y, lams[l])``.
+    betas : ndarray of shape (p, L)
+        Column ``l`` is ``ridge(X, y, lams[l])`` (the penalty is the last axis of every
+        path in kmlib, as in :func:`kmlib.model_selection.ridge_fit_path`).
     """
     X, y = check_Xy(X, y)
     lams = np.atleast_1d(check_lam(lams, "lams", allow_array=True))
-    s = _pow2_scale(X)                  # 1, or a power of two that keeps d**2 finite
-    U, d, Vt = np.linalg.svd(X / s if s != 1.0 else X, full_matrices=False)
-    Uty = U.T @ y
-    F = np.stack([_filter(d, float(lam) / s / s, X.shape) for lam in lams])  # (L, m)
-    return (F * Uty) @ Vt / s
+    return ridge_svd_path(X[None], y[None], lams, fit_intercept=False, standardize=False)[1][0]
 
 
 @finite_result
@@ -164,15 +160,14 @@ def fitted_values_path(X: ArrayLike, y: ArrayLike, lams: ArrayLike) -> np.ndarra
 
     Returns
     -------
-    fitted : ndarray of shape (L, n)
-        Row ``l`` is ``X @ ridge(X, y, lams[l])``.
+    fitted : ndarray of shape (n, L)
+        Column ``l`` is ``X @ ridge(X, y, lams[l])``.
     """
     X, y = check_Xy(X, y)
     lams = np.atleast_1d(check_lam(lams, "lams", allow_array=True))
-    s = _pow2_scale(X)                  # 1, or a power of two that keeps d**2 finite
+    s = pow2_scale(X)                   # 1, or a power of two that keeps d**2 finite
     U, d, _ = np.linalg.svd(X / s if s != 1.0 else X, full_matrices=False)
-    S = _shrink(d, lams / s / s, X.shape)  # (L, m)
-    return (S * (U.T @ y)) @ U.T
+    return U @ (shrinkage(d, lams / s / s, max(X.shape)) * (U.T @ y)[:, None])
 
 
 @finite_result
@@ -298,17 +293,10 @@ class RidgeRegression(RegressorMixin, BaseEstimator):
         u = np.full(n, 1.0 / n) if w is None else w / total
         if self.standardize and w is None:
             Z, x_mean, scale = standardize(X, center=bool(self.fit_intercept))
-        else:
-            x_mean = u @ X if self.fit_intercept else np.zeros(p)
-            Z, scale = X - x_mean, np.ones(p)
-            if self.standardize:  # weighted: the root mean square under the weights u
-                top = np.max(np.abs(Z), axis=0)        # scaled first: no overflow in Z**2
-                top[top == 0] = 1.0
-                scale = top * np.sqrt(u @ (Z / top) ** 2)
-                if np.any(scale <= 100 * EPS * np.max(np.abs(X), axis=0)):
-                    raise ValueError("X has a column that is constant on the rows of positive "
-                                     "weight; drop it or use standardize=False")
-                Z = Z / scale
+        else:  # weighted means and root mean squares
+            Z, x_mean, scale = standardize_columns(
+                X, u, center=bool(self.fit_intercept), scale=bool(self.standardize),
+                where=" on the rows of positive weight")
         y_mean = u @ Y if self.fit_intercept else np.zeros(Y.shape[1])
         sw = None if w is None else np.sqrt(w)[:, None]
         Zw, Yw = (Z, Y - y_mean) if sw is None else (Z * sw, sw * (Y - y_mean))
@@ -316,7 +304,8 @@ class RidgeRegression(RegressorMixin, BaseEstimator):
         B = _solve_many(Zw, Yw, lam, "svd") if B is None else B
         coef = check_finite_result((B / scale[:, None]).T, "RidgeRegression.fit: coef_")
         intercept = check_finite_result(y_mean - coef @ x_mean, "RidgeRegression.fit: intercept_")
-        self.coef_, self.intercept_ = (coef, intercept) if multi else (coef[0], float(intercept[0]))
+        self.coef_ = coef if multi else coef[0]
+        self.intercept_: float | np.ndarray = intercept if multi else float(intercept[0])
         self.x_mean_ = x_mean
         self.x_scale_ = scale
         self.n_features_in_ = p

@@ -9,16 +9,13 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._ridge import shrinkage, standardize_columns
 from .._validation import (
-    EPS,
     check_finite_result,
     check_lam,
     check_matrix,
     check_vector,
     finite_result,
-)
-from ._core import (
-    _shrink,
 )
 
 __all__ = [
@@ -46,16 +43,17 @@ def shrinkage_factors(d: ArrayLike, lam: float | ArrayLike) -> np.ndarray:
 
     Returns
     -------
-    ndarray of shape (m,) or (L, m)
-        One row per value of ``lam`` when ``lam`` is an array.
+    ndarray of shape (m,) or (m, L)
+        One column per value of ``lam`` when ``lam`` is an array (the penalty is the
+        last axis of every path in kmlib).
     """
     d = check_vector(d, "d")
     if np.any(d < 0):
         raise ValueError(f"d must contain singular values >= 0; got minimum {d.min()!r}")
     scalar = np.ndim(lam) == 0
     lams = np.atleast_1d(check_lam(lam, "lam", allow_array=not scalar))
-    out = _shrink(d, lams)
-    return out[0] if scalar else out
+    out = shrinkage(d, lams, 0)
+    return out[:, 0] if scalar else out
 
 
 @finite_result
@@ -79,7 +77,7 @@ def effective_df(X: ArrayLike, lam: float | ArrayLike) -> Any:
     scalar = np.ndim(lam) == 0
     lams = np.atleast_1d(check_lam(lam, "lam", allow_array=not scalar))
     d = np.linalg.svd(X, compute_uv=False)
-    df = _shrink(d, lams, X.shape).sum(axis=1)
+    df = shrinkage(d, lams, max(X.shape)).sum(axis=0)
     return float(df[0]) if scalar else df
 
 
@@ -153,24 +151,12 @@ def standardize(X: ArrayLike, *, center: bool = True) -> Standardized:
         If a column has zero spread (it is constant), so it cannot be scaled.
     """
     X = check_matrix(X, "X")
-    mean = X.mean(axis=0) if center else np.zeros(X.shape[1])
-    with np.errstate(over="ignore", invalid="ignore"):
-        Z = X - mean
-    check_finite_result(Z, "X - mean(X)", "rescale X")
-    # root mean square, with the largest entry factored out so that Z**2 cannot overflow
-    top = np.max(np.abs(Z), axis=0)
-    unit = np.where(top > 0, top, 1.0)
-    scale = unit * np.sqrt(np.mean((Z / unit) ** 2, axis=0))
-    tiny = 100 * EPS * np.max(np.abs(X), axis=0)
-    bad = np.flatnonzero(scale <= tiny)
     if X.shape[0] == 1:
         raise ValueError(
             "X has 1 sample (n_samples=1): every column is constant and cannot be "
             "standardised; pass at least 2 samples (or use standardize=False)"
         )
-    if bad.size:
-        raise ValueError(
-            f"X has constant column(s) {bad.tolist()}, which cannot be standardised "
-            "(zero spread); drop them (RidgeRegression also accepts standardize=False)"
-        )
-    return Standardized(Z / scale, mean, scale)
+    if center:
+        with np.errstate(over="ignore", invalid="ignore"):
+            check_finite_result(X - X.mean(axis=0), "X - mean(X)", "rescale X")
+    return Standardized(*standardize_columns(X, center=center))

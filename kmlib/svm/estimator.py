@@ -159,7 +159,7 @@ class KernelSVM(BinaryKernelClassifier):
             check_gram_psd(K, "X", who="KernelSVM.fit")
             rows = _Rows.of_matrix(K)
         else:
-            rows = _Rows.of_kernel(self.kernel, X_fit)
+            rows = _Rows.of_kernel(self.kernel, X_fit)  # type: ignore[arg-type]  # not precomputed
             check_gram_psd(rows.diag, "kernel(X)", who="KernelSVM.fit")  # O(n), never n x n
         w = check_sample_weight(sample_weight, y)
         if w is not None:  # C * w, with inf * 0 = 0 (a point of weight 0 plays no part)

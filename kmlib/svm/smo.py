@@ -82,7 +82,7 @@ def smo_solve(K: ArrayLike, y: ArrayLike, C: float, tol: float = 1e-3,
 
 
 def _smo(rows: _Rows, y: np.ndarray, C: float | np.ndarray, tol: float,
-         max_iter: int) -> tuple[NDArray[np.float64], float, float, int, bool]:
+         max_iter: int) -> SMOResult:
     r"""SMO on a kernel matrix given by its cached rows and curvatures (:class:`_Rows`).
 
     ``C`` is one box constant or one per point (``C * sample_weight``, as in LIBSVM).
@@ -179,14 +179,14 @@ def _smo(rows: _Rows, y: np.ndarray, C: float | np.ndarray, tol: float,
         buf *= s
         gg -= buf                           # g -= s (K_i. - K_j.)
 
-    a = np.array(a)
+    av = np.array(a)
     g = np.where(gu != neg_inf, gu, gl)     # (+inf where C_t = 0: such a_t stay 0)
     # Dual objective from the maintained gradient: with c = a*y, Kc = y - g, so
     # sum(a) - c'Kc/2 = sum(a) - sum(a * (1 - y*g))/2.  (The incremental updates
     # drift by about n_iter * 1e-16, far below any useful tol.)
-    sv = a > 0.0
-    objective = float(np.sum(a) - 0.5 * np.dot(a[sv], 1.0 - y[sv] * g[sv]))
-    free = sv & (a < Cv)
+    sv = av > 0.0
+    objective = float(np.sum(av) - 0.5 * np.dot(av[sv], 1.0 - y[sv] * g[sv]))
+    free = sv & (av < Cv)
     if np.any(free):
         b = float(np.mean(g[free]))         # y_t f(x_t) = 1 on free vectors => b = g_t
     else:
@@ -196,7 +196,7 @@ def _smo(rows: _Rows, y: np.ndarray, C: float | np.ndarray, tol: float,
         m_up = float(np.max(g[up])) if np.any(up) else float(np.min(g[low]))
         M_low = float(np.min(g[low])) if np.any(low) else m_up
         b = 0.5 * (m_up + M_low)
-    return SMOResult(a, b, objective, n_iter, converged)
+    return SMOResult(av, b, objective, n_iter, converged)
 
 
 class _Rows:
@@ -256,7 +256,7 @@ class _Rows:
             v[self.cached] = -np.inf
             v[t] = -np.inf
             top = (np.argpartition(v, 1 - self.block)[1 - self.block:] if self.block > 2
-                   else v.argmax(keepdims=True))
+                   else np.array([v.argmax()]))
             idx = np.concatenate((idx, top[v[top] > 0]))
         for u, r in zip(idx.tolist(), self.fetch(idx), strict=True):
             if len(self.cache) >= self.max_rows:  # rows of one block leave together (FIFO)

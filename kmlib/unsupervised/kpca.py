@@ -52,9 +52,9 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     Parameters
     ----------
     n_components : int or None, default None
-        Number of leading components (None: all).  Those whose eigenvalue is at or below
-        :math:`\max(10^{-12}, n\varepsilon)\,\lambda_1` (zero up to rounding) are dropped, so
-        there may be fewer (scikit-learn's ``remove_zero_eig=True``).
+        Number of leading components, at most n.  None: every component whose eigenvalue is
+        not zero.  An eigenvalue at or below :math:`\max(10^{-12}, n\varepsilon)\,\lambda_1`
+        counts as zero (scikit-learn's rule).
     kernel : callable or "precomputed"
         ``kernel(X, Y=None)`` returning the Gram matrix, e.g. ``kmlib.kernels.gaussian(1.0)``.
         With ``"precomputed"``, :meth:`fit` takes the Gram matrix (n, n) and
@@ -63,11 +63,17 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         Learn the pre-image map of :meth:`inverse_transform` (not with ``"precomputed"``).
     alpha : float, default 1.0
         Its ridge penalty, > 0 (scikit-learn's ``alpha``).
+    remove_zero_eig : bool, default False
+        Drop the components of zero eigenvalue, so that there may be fewer than
+        ``n_components``.  Without it (and with ``n_components`` given) there are exactly
+        ``n_components`` columns, those of zero eigenvalue zero in every output, as in
+        scikit-learn.  With ``n_components=None`` they are always dropped.
 
     Attributes
     ----------
     eigenvalues_ : ndarray of shape (r,), r = ``n_components_``
-        Eigenvalues of the centred Gram matrix (not divided by n), decreasing, all > 0.
+        Eigenvalues of the centred Gram matrix (not divided by n), decreasing, >= 0 (> 0
+        with ``remove_zero_eig=True`` or ``n_components=None``).
     eigenvectors_ : ndarray of shape (n_samples, r)
         Unit eigenvectors, each with its largest entry in absolute value positive
         (scikit-learn's sign convention).
@@ -95,11 +101,13 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     """
 
     def __init__(self, n_components: int | None = None, *, kernel: KernelFunc,
-                 fit_inverse_transform: bool = False, alpha: float = 1.0) -> None:
+                 fit_inverse_transform: bool = False, alpha: float = 1.0,
+                 remove_zero_eig: bool = False) -> None:
         self.n_components = n_components
         self.kernel = kernel
         self.fit_inverse_transform = fit_inverse_transform
         self.alpha = alpha
+        self.remove_zero_eig = remove_zero_eig
 
     def fit(self, X: ArrayLike, y: Any = None) -> "KernelPCA":
         """Centre the Gram matrix of ``X`` (n >= 2 rows) and keep its leading eigenpairs.
@@ -144,11 +152,16 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         evals, evecs = sla.eigh(Kc.T, subset_by_index=(n - r, n - 1), overwrite_a=True,
                                 check_finite=False)  # the r largest, ascending
         # scikit-learn's KernelPCA treats eigenvalues below 1e-12 * max as zero
-        evals, evecs = psd_eigenpairs(evals[::-1], evecs[:, ::-1], rtol=max(1e-12, psd_rtol(n)),
-                                      name=f"the centred {what}", who="KernelPCA.fit")
-        if not evals.size:
-            raise ValueError(f"the centred {what} is zero: all points are the same in "
-                             "feature space, there is no principal component")
+        evals, evecs = evals[::-1], evecs[:, ::-1]
+        nonzero = psd_eigenpairs(evals, evecs, rtol=max(1e-12, psd_rtol(n)),
+                                 name=f"the centred {what}", who="KernelPCA.fit")
+        if self.remove_zero_eig or self.n_components is None:
+            evals, evecs = nonzero
+            if not evals.size:
+                raise ValueError(f"the centred {what} is zero: all points are the same in "
+                                 "feature space, there is no principal component")
+        else:  # the kept eigenvalues are the leading ones; the others are zero
+            evals = np.r_[nonzero[0], np.zeros(len(evals) - len(nonzero[0]))]
         top = np.argmax(np.abs(evecs), axis=0)
         self.eigenvectors_ = evecs * np.sign(evecs[top, np.arange(evecs.shape[1])])
         self.eigenvalues_ = evals
@@ -158,6 +171,7 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         self.dual_coef_ = self.X_transformed_fit_ = None
         if self.fit_inverse_transform:
             Z = self.eigenvectors_ * np.sqrt(self.eigenvalues_)
+            assert alpha is not None  # checked above with fit_inverse_transform
             G = gram(self.kernel, Z, what="kernel(X_transformed)") + alpha * np.eye(n)
             try:
                 self.dual_coef_ = sla.cho_solve(sla.cho_factor(G, overwrite_a=True), X)
@@ -202,7 +216,10 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         Kx = prediction_gram(self.kernel, X, self.X_fit_, len(self.eigenvectors_),
                              who="KernelPCA")
         Kx = Kx - Kx.mean(axis=1, keepdims=True) - self._col_means + self._grand_mean
-        return dot(Kx, self.eigenvectors_ / np.sqrt(self.eigenvalues_))
+        lam = self.eigenvalues_
+        scaled = np.zeros_like(self.eigenvectors_)           # zero eigenvalue: zero column
+        np.divide(self.eigenvectors_, np.sqrt(lam), out=scaled, where=lam > 0)
+        return dot(Kx, scaled)
 
     def inverse_transform(self, X: ArrayLike) -> np.ndarray:
         """Approximate pre-images: kernel ridge regression from the projections back to X.
@@ -230,7 +247,7 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             raise NotFittedError("inverse_transform needs KernelPCA(fit_inverse_transform=True)"
                                  " fitted again; this one was fitted without it")
         Z = check_matrix(X, "X")
-        r = self.X_transformed_fit_.shape[1]
+        r = self.n_components_
         if Z.shape[1] != r:
             raise ValueError(f"X must hold {r} projection(s) per row (n_components_); got "
                              f"shape {Z.shape}")

@@ -34,11 +34,12 @@ class TestResult(NamedTuple):
     (``tol`` a tiny multiple of the scale of the kernel values: ties survive rounding).
     """
 
-    __test__ = False  # not a pytest test class, whatever its name
-
     statistic: float
     p_value: float
     null_distribution: np.ndarray
+
+
+TestResult.__test__ = False  # type: ignore[attr-defined]  # not a pytest test class
 
 
 @finite_result

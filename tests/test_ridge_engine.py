@@ -1,0 +1,105 @@
+"""One ridge engine and one path convention (the penalty grid is the last axis).
+
+References: one dense solve per penalty (``np.linalg.solve`` on the normal equations of
+the centred, scaled design), scikit-learn's ``Ridge`` and ``StandardScaler``, and the
+least-squares solution of the unscaled design for huge inputs.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.linear_model import Ridge
+from sklearn.preprocessing import StandardScaler
+
+from kmlib import model_selection as ms
+from kmlib import ridge as R
+
+LAMS = np.array([0.0, 0.1, 1.0, 10.0])
+
+
+def _data(n=40, p=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p)) * rng.uniform(0.5, 5, size=p) + rng.normal(size=p)
+    return X, X @ rng.normal(size=p) + 3.0 + rng.normal(size=n)
+
+
+def _reference(X, y, lam, fit_intercept=True, standardize=True):
+    """Intercept and original-scale coefficients from the normal equations."""
+    mu = X.mean(0) if fit_intercept else np.zeros(X.shape[1])
+    Z = X - mu
+    s = np.sqrt(np.mean(Z**2, axis=0)) if standardize else np.ones(X.shape[1])
+    Z = Z / s
+    yc = y - (y.mean() if fit_intercept else 0.0)
+    b = np.linalg.solve(Z.T @ Z + lam * np.eye(X.shape[1]), Z.T @ yc) / s
+    return (y.mean() if fit_intercept else 0.0) - mu @ b, b
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("standardize", [True, False])
+def test_every_path_has_the_penalty_last_and_the_same_values(fit_intercept, standardize):
+    X, y = _data()
+    a, B = ms.ridge_fit_path(X, y, LAMS, fit_intercept=fit_intercept, standardize=standardize)
+    aR, BR = ms.ridge_path_batch(np.stack([X, X]), np.stack([y, y]), LAMS,
+                                 fit_intercept=fit_intercept, standardize=standardize)
+    assert a.shape == (4,) and B.shape == (5, 4) and aR.shape == (2, 4) and BR.shape == (2, 5, 4)
+    np.testing.assert_allclose(BR[1], B, rtol=1e-12)
+    for j, lam in enumerate(LAMS):
+        a_ref, b_ref = _reference(X, y, lam, fit_intercept, standardize)
+        np.testing.assert_allclose(B[:, j], b_ref, rtol=1e-8, atol=1e-10)
+        np.testing.assert_allclose(a[j], a_ref, rtol=1e-8, atol=1e-10)
+        est = R.RidgeRegression(lam=lam, fit_intercept=fit_intercept,
+                                standardize=standardize).fit(X, y)
+        np.testing.assert_allclose(est.coef_, B[:, j], rtol=1e-8, atol=1e-10)
+    if not (fit_intercept or standardize):
+        np.testing.assert_allclose(R.ridge_path(X, y, LAMS), B, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(R.fitted_values_path(X, y, LAMS), X @ B, rtol=1e-9)
+    P = ms.oof_predictions(X, y, LAMS, 5, fit_intercept=fit_intercept, standardize=standardize)
+    assert P.shape == (40, 4)
+
+
+def test_standardisation_is_scikit_learns_and_the_same_everywhere():
+    X, y = _data()
+    Z, mean, scale = R.standardize(X)
+    sc = StandardScaler().fit(X)
+    np.testing.assert_allclose(Z, sc.transform(X), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(scale, sc.scale_, rtol=1e-13)
+    est = R.RidgeRegression(lam=2.0).fit(X, y)
+    np.testing.assert_allclose(est.x_scale_, sc.scale_, rtol=1e-13)
+    sk = Ridge(alpha=2.0).fit(sc.transform(X), y)           # scikit-learn on the scaled design
+    np.testing.assert_allclose(est.coef_ * est.x_scale_, sk.coef_, rtol=1e-10)
+    # weights: integer weights act as copies of the rows, with weighted means and scales
+    w = np.arange(1, 41) % 3
+    est_w = R.RidgeRegression(lam=2.0).fit(X, y, sample_weight=w)
+    rep = np.repeat(np.arange(40), w)
+    est_rep = R.RidgeRegression(lam=2.0).fit(X[rep], y[rep])
+    np.testing.assert_allclose(est_w.coef_, est_rep.coef_, rtol=1e-10)
+    np.testing.assert_allclose(est_w.x_scale_, est_rep.x_scale_, rtol=1e-12)
+
+
+def test_a_constant_column_gives_one_message_everywhere():
+    X, y = _data()
+    X[:, 2] = 7.0
+    calls = [lambda: R.standardize(X), lambda: R.RidgeRegression().fit(X, y),
+             lambda: R.RidgeRegression().fit(X, y, sample_weight=np.ones(40)),
+             lambda: ms.ridge_fit_path(X, y, LAMS), lambda: ms.cross_val_curve(X, y, LAMS),
+             lambda: ms.ridge_path_batch(X[None], y[None], LAMS)]
+    for call in calls:
+        with pytest.raises(ValueError, match=r"constant column\(s\) \[2\].*standardize=False"):
+            call()
+
+
+@pytest.mark.parametrize("standardize", [True, False])
+def test_huge_designs_give_the_least_squares_path_not_zeros(standardize):
+    """X = 1e160 X0: unscaled, lam = 1 is below rounding next to X^T X (the path is OLS)."""
+    rng = np.random.default_rng(0)
+    X0 = rng.normal(size=(30, 4))
+    y = X0 @ [1.0, -2.0, 3.0, 0.5] + 0.1 * rng.normal(size=30)
+    # standardised, X and X0 have the same scaled design; else lam is negligible (OLS)
+    ref = (_reference(X0, y, 1.0)[1] if standardize else
+           np.linalg.lstsq(np.column_stack([np.ones(30), X0]), y, rcond=None)[0][1:])
+    B = ms.ridge_fit_path(1e160 * X0, y, [1.0], standardize=standardize)[1]
+    np.testing.assert_allclose(B[:, 0] * 1e160, ref, rtol=1e-8)
+    ols0 = np.linalg.lstsq(X0, y, rcond=None)[0]
+    np.testing.assert_allclose(R.ridge_path(1e160 * X0, y, [1.0])[:, 0] * 1e160, ols0, rtol=1e-8)
+    np.testing.assert_allclose(R.fitted_values_path(1e160 * X0, y, [1.0])[:, 0], X0 @ ols0,
+                               rtol=1e-8)
