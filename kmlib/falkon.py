@@ -40,6 +40,7 @@ from scipy.linalg import blas
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 
+from . import _dask
 from ._blocks import block_rows, gen_blocks
 from ._estimator_inputs import gram
 from ._linalg import blas_threads, one_blas_thread, psd_rtol
@@ -211,14 +212,18 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        X : array-like or dask.array.Array of shape (n_samples, n_features)
+            Dask arrays (chunked along rows, y with X's row chunks): the block sums and
+            passes run as Dask tasks, with the NumPy fit's landmarks (:mod:`kmlib._dask`).
+        y : array-like or dask.array.Array of shape (n_samples,)
 
         Returns
         -------
         self
         """
         validate_params(self)
+        if _dask.is_dask(X, y):   # Dask arrays: blockwise sums as Dask tasks
+            return _dask.nystroem_krr_fit(self, X, y, _cholesky)
         lam, max_iter, tol = float(self.lam), int(self.max_iter), float(self.tol)
         rng = check_rng(self.random_state, "random_state")
         check_feature_names(self, X, reset=True)
@@ -315,12 +320,15 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask.array.Array of shape (n_samples, n_features)
+            A Dask array (chunked along rows) gives a lazy Dask array (:mod:`kmlib._dask`).
 
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
         """
+        if _dask.is_dask(X):   # a lazy Dask array, chunk by chunk
+            return _dask.nystroem_krr_predict(self, X)
         check_fitted(self, "dual_coef_")
         check_feature_names(self, X, reset=False)
         X = self._inputs(X)

@@ -12,6 +12,7 @@ import scipy.sparse
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
+from .. import _dask
 from .._typing import Seed
 from .._validation import (
     check_feature_names,
@@ -212,12 +213,15 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_dims)
+        X : array-like or dask.array.Array of shape (n_samples, n_dims)
+            A Dask array (chunked along rows) gives a lazy Dask array, chunk by chunk.
 
         Returns
         -------
         Z : ndarray of shape (n_samples, n_output_features_)
         """
+        if _dask.is_dask(X):   # a lazy Dask array, chunk by chunk
+            return _dask.transform(self, X, "W_", lambda e: e.n_output_features_)
         check_fitted(self, "W_")
         W = self.W_
         A = _check_transform_input(X, self)

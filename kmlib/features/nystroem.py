@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
+from .. import _dask
 from .._blocks import row_blocks
 from .._estimator_inputs import (
     PairwiseTags,
@@ -150,12 +151,15 @@ class Nystroem(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_dims)
+        X : array-like or dask.array.Array of shape (n_samples, n_dims)
+            A Dask array (chunked along rows) gives a lazy Dask array, chunk by chunk.
 
         Returns
         -------
         Phi : ndarray of shape (n_samples, n_components)
         """
+        if _dask.is_dask(X):   # a lazy Dask array, chunk by chunk
+            return _dask.transform(self, X, "normalization_", lambda e: e.normalization_.shape[1])
         check_fitted(self, "normalization_")
         A = _check_transform_input(X, self)
         L, T = self.components_, self.normalization_

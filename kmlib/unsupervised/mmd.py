@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.spatial.distance import pdist
 
+from .. import _dask
 from .._blocks import DIAG_BLOCK, gen_blocks, row_blocks
 from .._estimator_inputs import gram
 from .._linalg import dot
@@ -130,6 +131,7 @@ def mmd2_linear(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc) -> float:
     Parameters
     ----------
     X, Y : array-like of shape (m, d) and (n, d); 1-D means points in one dimension
+        Dask arrays (chunked along rows) too: one sum of terms per chunk of pairs, as tasks.
     kernel : callable
         ``kernel(A, B)`` returning the Gram matrix, e.g. ``kmlib.kernels.gaussian(1.0)``.
 
@@ -149,6 +151,8 @@ def mmd2_linear(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc) -> float:
     >>> mmd2_linear([0.0, 1.0], [1.0, 2.0], kernel=kernels.linear())   # (mean shift)^2
     1.0
     """
+    if _dask.is_dask(X, Y):   # Dask arrays: one sum per chunk of pairs
+        return _dask.mmd2_linear(X, Y, kernel, mmd2_linear)
     X, Y = samples(X, Y, 2, "one pair of rows")
     return float(np.mean(_linear_h(kernel, X, Y, np.arange(len(X)), np.arange(len(Y)))))
 
