@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 REVEAL = ROOT / ".ci" / "slides" / "node_modules" / "reveal.js" / "dist"
 KINDS = ("definition", "theorem", "proposition", "lemma", "corollary")
 MAX_LINES = 12          # lines of statement on one slide
-CHARS_PER_LINE = 62     # at the deck's statement font size, on a 1280 px wide slide
+CHARS_PER_LINE = 80     # at the deck's statement font size, on a 1280 px wide slide
 
 __all__ = ["Deck", "parse_chapter", "render", "build", "main"]
 
@@ -136,18 +136,30 @@ def _lines(block) -> int:
     return max(1, math.ceil(length / CHARS_PER_LINE)) + tall
 
 
-def _chunks(blocks: list, limit: int = MAX_LINES) -> list[list]:
-    """The blocks of a statement in slide-sized groups (≤ ``limit`` estimated lines each)."""
+def _greedy(blocks: list, sizes: list[int], limit: float) -> list[list]:
     groups: list[list] = [[]]
     used = 0
-    for block in blocks:
-        n = _lines(block)
+    for block, n in zip(blocks, sizes, strict=True):
         if groups[-1] and used + n > limit:
             groups.append([])
             used = 0
         groups[-1].append(block)
         used += n
     return [g for g in groups if g]
+
+
+def _chunks(blocks: list, limit: int = MAX_LINES) -> list[list]:
+    """The blocks of a statement in slide-sized groups (≤ ``limit`` estimated lines each).
+
+    As few groups as the greedy split needs, filled evenly: no slide with one last line.
+    """
+    sizes = [_lines(b) for b in blocks]
+    groups = _greedy(blocks, sizes, limit)
+    if len(groups) > 1:
+        even = _greedy(blocks, sizes, min(limit, math.ceil(sum(sizes) / len(groups))))
+        if len(even) == len(groups):
+            return even
+    return groups
 
 
 def _box_blocks(content, force: bool = False) -> list:
@@ -249,7 +261,7 @@ def _text_slides(kind: str, heading: str, blocks: list, notes: str = "") -> list
     holder = bs4.BeautifulSoup("<div></div>", "html.parser").div
     for block in blocks:
         holder.append(copy.copy(block))
-    groups = _chunks(_box_blocks(holder, force=True), limit=MAX_LINES - 1)
+    groups = _chunks(_box_blocks(holder, force=True))
     slides = []
     for k, group in enumerate(groups):
         more = f' <span class="km-part">({k + 1}/{len(groups)})</span>' if len(groups) > 1 else ""
