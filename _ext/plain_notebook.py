@@ -20,7 +20,8 @@ show as raw text. This module rewrites them into ordinary Markdown:
 * every cell gets RISE / ``jupyterlab-rise`` metadata (``slideshow.slide_type``) that
   follows the chapter's slide deck (``scripts/make_slides.py``): a new slide at the title,
   each section, each cell with a theorem-like box, each figure, each cell tagged ``slide``
-  and the key points; pins are skipped; the rest continues the slide before it.
+  and the key points; pins (folded cells without a figure) are skipped; the rest continues
+  the slide before it.
 
 :func:`convert` is pure (it takes the lookups as arguments) so it can be used
 and tested outside Sphinx; :func:`lookups_from_env` builds them from a Sphinx
@@ -343,9 +344,9 @@ def slide_type(cell, *, figure: bool = False, collapse_tags=("hide-input",)) -> 
     if cell.cell_type == "markdown":
         return "slide" if NEW_SLIDE.search(cell.source) else "-"
     tags = cell.metadata.get("tags", [])
-    if any(t in tags for t in collapse_tags):
-        return "skip"
-    return "slide" if figure or SLIDE_TAG in tags else "-"
+    if figure or SLIDE_TAG in tags:
+        return "slide"       # a figure starts a slide even when its code is folded away
+    return "skip" if any(t in tags for t in collapse_tags) else "-"
 
 
 def convert(nb, look: Lookups, *, collapse_tags=("hide-input",)):

@@ -369,7 +369,8 @@ html, body { background: #fff; }
 .reveal .km-pointer { font-size: .6em; color: var(--km-muted); text-align: right;
   margin-top: .6em; }
 .reveal figure { margin: 0; text-align: center; }
-.reveal img.km-figure { display: block; width: 100%; height: auto; max-height: 480px;
+.reveal section[data-km-kind="figure"] h2 { font-size: .85em; margin-bottom: .3em; }
+.reveal img.km-figure { display: block; width: 100%; height: auto; max-height: 520px;
   object-fit: contain; margin: 0 auto; }
 .reveal figcaption { font-size: .62em; color: var(--km-ink); text-align: left; margin-top: .4em;
   line-height: 1.3; }

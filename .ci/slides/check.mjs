@@ -44,7 +44,9 @@ for (const deck of decks) {
       const box = inner.getBoundingClientRect();
       const slidesBox = document.querySelector(".reveal .slides").getBoundingClientRect();
       const maths = [...inner.querySelectorAll("math")];
-      const text = inner.innerText;
+      const prose = inner.cloneNode(true);          // code may hold TeX in strings: not prose
+      prose.querySelectorAll("pre, math").forEach((el) => el.remove());
+      const text = prose.textContent;
       return {
         kind: s.dataset.kmKind, label: s.dataset.kmLabel || "",
         heading: (s.querySelector("h2") || s.querySelector("h1") || {}).textContent || "",
