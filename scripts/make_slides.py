@@ -33,6 +33,7 @@ import copy
 import html
 import math
 import mimetypes
+import os
 import re
 import sys
 import time
@@ -487,21 +488,31 @@ def _reveal_version() -> str:
     return json.loads(meta.read_text())["version"] if meta.is_file() else "?"
 
 
-def build(html_dir: Path, out: Path, prefix: str, only: list[str] | None = None) -> list[Path]:
-    """Write one deck per chapter page of ``html_dir`` into ``out``; return their paths."""
+def _write_deck(page: Path, html_dir: Path, out: Path, prefix: str) -> Path:
+    target = out / page.name
+    target.write_text(render(parse_chapter(page, prefix), html_dir), encoding="utf-8")
+    return target
+
+
+def build(html_dir: Path, out: Path, prefix: str, only: list[str] | None = None,
+          jobs: int = 1) -> list[Path]:
+    """Write one deck per chapter page of ``html_dir`` into ``out``; return their paths.
+
+    ``jobs`` > 1 parses that many chapter pages at once (one process each).
+    """
     pages = sorted((html_dir / "chapters").glob("*.html"))
     if only:
         pages = [p for p in pages if p.stem in only]
     if not pages:
         raise FileNotFoundError(f"no chapter pages in {html_dir / 'chapters'} (run `make book`)")
     out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for page in pages:
-        deck = parse_chapter(page, prefix)
-        target = out / page.name
-        target.write_text(render(deck, html_dir), encoding="utf-8")
-        written.append(target)
-    return written
+    if jobs <= 1 or len(pages) == 1:
+        return [_write_deck(page, html_dir, out, prefix) for page in pages]
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(_write_deck, pages, [html_dir] * len(pages), [out] * len(pages),
+                             [prefix] * len(pages)))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -511,10 +522,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "_build" / "slides")
     parser.add_argument("--site-prefix", default="../html/",
                         help="path from the decks' folder to the website (links to proofs)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="chapter pages parsed at once (default: one per CPU)")
     parser.add_argument("chapters", nargs="*", help="only these chapters (NN_name)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    written = build(args.html, args.out, args.site_prefix, args.chapters)
+    written = build(args.html, args.out, args.site_prefix, args.chapters, jobs=args.jobs)
     for path in written:
         n = path.read_text(encoding="utf-8").count("<section")
         print(f"{path}: {n} slides, {path.stat().st_size / 1e6:.1f} MB")
