@@ -331,9 +331,13 @@ def _code_slide(el, section: str, page: str, prefix: str, images: Path) -> Slide
             parts.append(f'<div class="km-output">{out.decode_contents()}</div>')
             n_lines += len(out.get_text().strip().splitlines())
     size = "km-small" if n_lines > 14 else ""
+    # the notes: the chapter's sentence that introduces the computation
+    before = el.find_previous_sibling()
+    intro = str(_clean(before, page, prefix, images)) if before is not None and \
+        before.name == "p" else ""
     return Slide("code", "In class: run it", f'<div class="km-code {size}">{"".join(parts)}</div>',
-                 notes="<p>This cell is tagged <code>slide</code> in the chapter; in the chapter's "
-                       "notebook (RISE) it starts a slide and runs live.</p>",
+                 notes=intro + "<p>This cell is tagged <code>slide</code> in the chapter; in the "
+                       "chapter's notebook (RISE) it starts a slide and runs live.</p>",
                  section=section)
 
 

@@ -207,6 +207,7 @@ def test_deck_opens_offline_in_chromium_with_formulas_rendered(chapter):
         where = f"slide {k + 1} ({s['heading'][:50]})"
         assert s["mathLaidOut"] == s["math"], f"{where}: a formula is not laid out as MathML"
         assert not s["rawTex"], f"{where}: TeX source on the slide"
+        assert not s["texInMath"], f"{where}: TeX left inside a formula: {s['texInMath']}"
         assert all(s["images"]), f"{where}: an image did not load"
         assert s["fits"], f"{where}: content outside the slide"
         # a statement or list that is too long is split, not shrunk below 90 %

@@ -54,6 +54,9 @@ for (const deck of decks) {
         mathLaidOut: maths.filter((m) => getComputedStyle(m).display.includes("math")
           && m.getBoundingClientRect().width > 0).length,
         rawTex: /\$\$|\\\(|\\\[|\\(frac|begin|mathbb|sum|int)\b/.test(text),
+        // a TeX command the converter did not know, left as text inside a formula
+        texInMath: maths.flatMap((m) => [...m.querySelectorAll("mi, mo, mn, mtext")])
+          .map((t) => t.textContent).filter((t) => /\\[A-Za-z]/.test(t)),
         images: [...s.querySelectorAll("img")].map((im) => im.complete && im.naturalWidth > 0
           && im.getBoundingClientRect().width > 0),
         fits: box.bottom <= slidesBox.bottom + 2 && box.right <= slidesBox.right + 2,
