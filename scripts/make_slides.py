@@ -210,9 +210,10 @@ def parse_chapter(path: Path, prefix: str = "../html/") -> Deck:
             question = str(_clean(el, page, prefix, images))
         elif el.name in {"p", "ul", "ol"}:
             intro.append(_clean(el, page, prefix, images))
+    ask = f'<div class="km-question">{question}</div>' if question else ""
     deck.slides.append(Slide(
-        "title", f"Chapter {number}" if number else "", f"<h1>{html.escape(title)}</h1>",
-        notes=(question or "") + f"<p>Everything on these slides is in {link}.</p>"))
+        "title", f"Chapter {number}" if number else "", f"<h1>{html.escape(title)}</h1>{ask}",
+        notes=f"<p>Everything on these slides is in {link}; the proofs are there.</p>"))
     if intro:
         deck.slides += _text_slides("goals", "Learning goals", intro, notes=question)
 
@@ -379,7 +380,12 @@ html, body { background: #fff; }
   object-fit: contain; margin: 0 auto; }
 .reveal figcaption { font-size: .62em; color: var(--km-ink); text-align: left; margin-top: .4em;
   line-height: 1.3; }
-.reveal .km-title { display: flex; flex-direction: column; justify-content: center; height: 100%; }
+.reveal .km-title { display: flex; flex-direction: column; justify-content: center;
+  min-height: 600px; }
+.reveal .km-question { font-size: .72em; color: var(--km-muted); margin: .6em 0 1.2em; }
+.reveal strong, .reveal b { font-weight: 700; }
+.reveal em, .reveal i { font-style: italic; }
+.reveal code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: .9em; }
 .reveal .km-title .km-kicker { color: var(--km-accent); font-size: .9em; font-weight: 600; }
 .reveal .km-code .highlight { background: #f6f8fa; border-radius: 4px; padding: .3em .5em; }
 .reveal .km-code pre { font-size: .62em; line-height: 1.3; margin: 0; white-space: pre;
