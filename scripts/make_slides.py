@@ -43,7 +43,11 @@ from pathlib import Path
 import bs4
 
 ROOT = Path(__file__).resolve().parents[1]
-REVEAL = ROOT / ".ci" / "slides" / "node_modules" / "reveal.js" / "dist"
+# reveal.js from npm (.ci/slides/package-lock.json); found above a copy of the book as well
+# (the solution-free site is built from one under _build/)
+_REVEAL_DIRS = [folder / ".ci" / "slides" / "node_modules" / "reveal.js" / "dist"
+                for folder in (ROOT, *ROOT.parents)]
+REVEAL = next((d for d in _REVEAL_DIRS if (d / "reveal.js").is_file()), _REVEAL_DIRS[0])
 KINDS = ("definition", "theorem", "proposition", "lemma", "corollary")
 MAX_LINES = 12          # lines of statement on one slide
 CHARS_PER_LINE = 80     # at the deck's statement font size, on a 1280 px wide slide
