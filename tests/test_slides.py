@@ -215,6 +215,7 @@ def test_deck_opens_offline_in_chromium_with_formulas_rendered(chapter):
     figures = [s for s in slides if s["kind"] == "figure"]
     assert len(figures) == _source_figures(chapter)
     assert report["pages"] == report["total"], "?print-pdf: not one page per slide"
+    assert report["speakerNotes"] > 20, "the speaker view (key s) shows no notes"
 
 
 # ------------------------------------------------------------ plain notebooks (RISE)

@@ -68,6 +68,16 @@ for (const deck of decks) {
       await page.screenshot({ path: path.join(shots, `${path.basename(deck, ".html")}-${String(i).padStart(2, "0")}.png`) });
     }
   }
+  // the speaker view (key s): reveal.js's notes plugin opens it in a window of its own
+  await page.evaluate(() => Reveal.slide(2));
+  const [speaker] = await Promise.all([ctx.waitForEvent("page", { timeout: 15000 }),
+    page.keyboard.press("s")]);
+  speaker.on("console", (m) => { if (m.type() === "error") errors.push("speaker view: " + m.text()); });
+  await speaker.waitForFunction(() => (document.querySelector(".speaker-controls-notes") || {})
+    .innerText?.trim().length > 20, null, { timeout: 15000 }).catch(() => {});
+  const speakerNotes = await speaker.evaluate(() =>
+    ((document.querySelector(".speaker-controls-notes") || {}).innerText || "").trim().length);
+  await speaker.close();
   let pages = null;
   if (pdf) {
     const p2 = await ctx.newPage();
@@ -79,7 +89,8 @@ for (const deck of decks) {
     pages = (bytes.toString("latin1").match(/\/Type\s*\/Page[^s]/g) || []).length;
     if (shots) fs.writeFileSync(path.join(shots, `${path.basename(deck, ".html")}.pdf`), bytes);
   }
-  console.log(JSON.stringify({ deck: path.basename(deck), total, errors, network, pages, slides }));
+  console.log(JSON.stringify({ deck: path.basename(deck), total, errors, network, pages,
+    speakerNotes, slides }));
   await ctx.close();
 }
 await browser.close();
