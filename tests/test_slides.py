@@ -302,7 +302,7 @@ def test_built_plain_notebooks_carry_slide_metadata_consistent_with_the_deck(cha
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)
 def test_chapter_page_links_its_deck_when_the_site_has_it(chapter):
     page = _soup(HTML / "chapters" / f"{chapter.stem}.html")
-    links = [a for a in page.select("a.kmbook-launch-link") if "Slides" in a.get_text()]
+    links = page.select("a.kmbook-slides-link")
     deck = HTML / "_static" / "slides" / f"{chapter.stem}.html"
     if not deck.is_file():
         assert not links, "a Slides link without its deck"
