@@ -205,21 +205,31 @@ def parse_chapter(path: Path, prefix: str = "../html/") -> Deck:
     site = f"{prefix}chapters/{page}"
     link = f'<a href="{html.escape(site)}">the chapter on the website</a>'
 
-    # title slide and learning goals: what stands between the title and the first section
-    intro, question = [], ""
+    # title slide and learning goals: what stands between the title and the first section,
+    # the goals being the first list (and the sentence that leads into it); the paragraphs
+    # after it say what the chapter asks: on the title slide when it is one marked
+    # paragraph ("The question."), in the speaker notes otherwise
+    intro, motivation, question = [], [], ""
     for el in h1.find_next_siblings():
         if el.name == "section":
             break
+        if el.name not in {"p", "ul", "ol"}:
+            continue
+        clean = _clean(el, page, prefix, images)
         if el.name == "p" and el.find("strong") and "question" in _text(el.find("strong")).lower():
-            question = str(_clean(el, page, prefix, images))
-        elif el.name in {"p", "ul", "ol"}:
-            intro.append(_clean(el, page, prefix, images))
+            question = str(clean)
+        elif any(b.name in {"ul", "ol"} for b in intro):
+            motivation.append(str(clean))
+        else:
+            intro.append(clean)
     ask = f'<div class="km-question">{question}</div>' if question else ""
+    notes = "".join(motivation)
     deck.slides.append(Slide(
         "title", f"Chapter {number}" if number else "", f"<h1>{html.escape(title)}</h1>{ask}",
-        notes=f"<p>Everything on these slides is in {link}; the proofs are there.</p>"))
+        notes=notes + f"<p>Everything on these slides is in {link}; the proofs are there.</p>"))
     if intro:
-        deck.slides += _text_slides("goals", "Learning goals", intro, notes=question)
+        deck.slides += _text_slides("goals", "Learning goals", intro,
+                                    notes=(question or notes) or f"<p>See {link}.</p>")
 
     wanted = []
     for el in article.find_all(["div", "figure", "h2"]):
