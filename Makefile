@@ -35,7 +35,7 @@ JB_FLAGS := -W -n --keep-going
 PIP_INSTALL := $(BIN)/python -m pip install -q -c constraints.txt
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: book book-hidden test test-lib test-ci lock lab notebooks exercises bench clean check-site check-downloads distclean pdf tex
+.PHONY: book book-hidden test test-lib test-ci lock lab notebooks exercises bench clean check-site check-downloads distclean pdf tex slides
 
 $(BIN)/python:
 	@echo "== creating the virtual environment $(VENV)"
@@ -154,6 +154,17 @@ check-downloads: $(VENV)/.installed-test
 exercises: book
 	rm -rf _build/exercises
 	$(BIN)/python scripts/make_exercises.py --from-site _build --out _build/exercises
+
+# The slide decks: one reveal.js file per chapter, _build/slides/NN_name.html, made from the
+# chapter pages of make book (nothing runs again; run make book first), reveal.js 6.0.2 from
+# .ci/slides/package-lock.json inlined, so a deck opens offline. ?print-pdf prints it.
+slides: .ci/slides/node_modules/.installed $(VENV)/.installed-book
+	@test -f _build/html/index.html || { echo "make slides needs the website: run make book first"; exit 1; }
+	$(BIN)/python scripts/make_slides.py --html _build/html --out _build/slides
+
+.ci/slides/node_modules/.installed: .ci/slides/package-lock.json
+	cd .ci/slides && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
 
 # Grade a folder of submitted notebooks (one per student); see scripts/grade.py.
 .PHONY: grade

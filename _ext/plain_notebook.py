@@ -16,7 +16,12 @@ show as raw text. This module rewrites them into ordinary Markdown:
   a "References" cell lists the works cited;
 * labelled display equations get ``\\tag{...}`` with the website's number;
 * the glue outputs are dropped, pin cells (``hide-input``) are collapsed, and a
-  figure's caption follows its cell as Markdown.
+  figure's caption follows its cell as Markdown;
+* every cell gets RISE / ``jupyterlab-rise`` metadata (``slideshow.slide_type``) that
+  follows the chapter's slide deck (``scripts/make_slides.py``): a new slide at the title,
+  each section, each cell with a theorem-like box, each figure, each cell tagged ``slide``
+  and the key points; pins (folded cells without a figure) are skipped; the rest continues
+  the slide before it.
 
 :func:`convert` is pure (it takes the lookups as arguments) so it can be used
 and tested outside Sphinx; :func:`lookups_from_env` builds them from a Sphinx
@@ -29,7 +34,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-__all__ = ["Lookups", "convert", "convert_markdown", "lookups_from_env"]
+__all__ = ["Lookups", "convert", "convert_markdown", "lookups_from_env", "slide_type"]
 
 PROOF_TITLES = {
     "definition": "Definition", "theorem": "Theorem", "proposition": "Proposition",
@@ -327,6 +332,23 @@ def _is_glue_output(output) -> bool:
     return "scrapbook" in output.get("metadata", {})
 
 
+SLIDE_TAG = "slide"
+# a Markdown cell that starts a slide: a heading, or a theorem-like box / the key points as
+# convert_markdown writes them ("> **Theorem 4.2** (...).", "> **Key points**")
+NEW_SLIDE = re.compile(r"^(#{1,2} |(> )?\*\*(Definition|Theorem|Proposition|Lemma|Corollary)"
+                       r"( [\d.]+)?\*\*|(> )?\*\*Key points\*\*)", re.M)
+
+
+def slide_type(cell, *, figure: bool = False, collapse_tags=("hide-input",)) -> str:
+    """RISE's ``slideshow.slide_type`` of a cell of the plain notebook (see the docstring)."""
+    if cell.cell_type == "markdown":
+        return "slide" if NEW_SLIDE.search(cell.source) else "-"
+    tags = cell.metadata.get("tags", [])
+    if figure or SLIDE_TAG in tags:
+        return "slide"       # a figure starts a slide even when its code is folded away
+    return "skip" if any(t in tags for t in collapse_tags) else "-"
+
+
 def convert(nb, look: Lookups, *, collapse_tags=("hide-input",)):
     """A plain-Markdown copy of the executed notebook ``nb`` (see the module docstring)."""
     import nbformat
@@ -334,6 +356,7 @@ def convert(nb, look: Lookups, *, collapse_tags=("hide-input",)):
     nb = copy.deepcopy(nb)
     look.cited = []
     cells = []
+    types = []   # slideshow.slide_type of each cell of ``cells``
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             text = convert_markdown(cell.source, look)
@@ -341,9 +364,11 @@ def convert(nb, look: Lookups, *, collapse_tags=("hide-input",)):
                 cell.source = text
                 cell.metadata = {}
                 cells.append(cell)
+                types.append(slide_type(cell))
             continue
         if cell.cell_type != "code":
             cells.append(cell)
+            types.append("-")
             continue
         tags = list(cell.metadata.get("tags", []))
         if "remove-cell" in tags:
@@ -352,22 +377,29 @@ def convert(nb, look: Lookups, *, collapse_tags=("hide-input",)):
         mystnb = cell.metadata.pop("mystnb", {}) or {}
         if any(t in tags for t in collapse_tags):
             cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
-        cells.append(cell)
         caption = (mystnb.get("figure") or {}).get("caption")
+        cells.append(cell)
+        types.append(slide_type(cell, figure=bool(caption), collapse_tags=collapse_tags))
         if caption:
             name = (mystnb.get("figure") or {}).get("name", "")
             number = look.numbers.get(name, ("", ""))[1]
             head = f"**Figure {number}.**" if number else "**Figure.**"
             cells.append(nbformat.v4.new_markdown_cell(
                 f"{head} {convert_markdown(' '.join(caption.split()), look)}"))
+            types.append("-")
     if look.cited and look.cite is not None:
         refs = "\n".join(f"- {look.cite(k, None)}" for k in look.cited)
         cells.append(nbformat.v4.new_markdown_cell(f"## References\n\n{refs}"))
+        types.append("slide")
+    for cell, kind in zip(cells, types, strict=True):
+        cell.metadata["slideshow"] = {"slide_type": kind}
     nb.cells = cells
     nb.metadata.pop("jupytext", None)
     nb.metadata.pop("mystnb", None)
     nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python",
                                  "name": "python3"}
+    # RISE / jupyterlab-rise: a slide taller than the screen scrolls
+    nb.metadata["rise"] = {"scroll": True}
     nb.nbformat, nb.nbformat_minor = 4, 5
     for i, cell in enumerate(nb.cells):
         cell["id"] = f"cell-{i:03d}"
