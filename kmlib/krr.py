@@ -49,7 +49,7 @@ from ._estimator_inputs import (
     is_precomputed,
     prediction_gram,
 )
-from ._linalg import check_gram, dot, eigh_copy, pinv_mask
+from ._linalg import dot, eigh_copy, pinv_mask
 from ._validation import (
     as_float_array,
     check_feature_names,
@@ -57,6 +57,7 @@ from ._validation import (
     check_fitted,
     check_gram_psd,
     check_matrix,
+    check_pair,
     check_same_length,
     check_sample_weight,
     check_square,
@@ -163,9 +164,7 @@ def krr_fit(K: ArrayLike, y: ArrayLike, lam: float) -> np.ndarray:
     >>> np.allclose((K + np.eye(2)) @ alpha, [1.0, 0.0])
     True
     """
-    K = check_gram(K, "K")
-    y = check_vector(y, "y")
-    check_same_length(K, y, "K", "y")
+    K, y = check_pair(K, y, ("K", "y"), matrix="gram")
     alpha, _ = _solve_shifted(K, y, float(lam), "krr_fit")
     return alpha
 

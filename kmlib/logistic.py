@@ -39,10 +39,8 @@ from ._validation import (
     as_float_array,
     check_feature_names,
     check_gram_psd,
-    check_labels,
-    check_same_length,
+    check_pair,
     check_sample_weight,
-    check_square,
     finite_result,
     validate_params,
 )
@@ -81,10 +79,8 @@ def logistic_objective(K: ArrayLike, y: ArrayLike, alpha: ArrayLike, mu: float,
     -------
     float
     """
-    K = check_square(K, "K")
-    y = check_labels(y)
+    K, y = check_pair(K, y, ("K", "y"), matrix="square", labels=True)
     alpha = _check_len(alpha, "alpha", K.shape[0])
-    check_same_length(K, y, "K", "y")
     Ka = K @ alpha
     return _objective(Ka, alpha, float(mu), y, lam)
 

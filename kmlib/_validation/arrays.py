@@ -157,14 +157,6 @@ def check_square(K: ArrayLike, name: str = "K") -> np.ndarray:
     return A
 
 
-def check_Xy(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
-    """A design matrix and a response vector of the same length."""
-    X = check_matrix(X, "X")
-    y = check_vector(y, "y")
-    check_same_length(X, y, "X", "y")
-    return X, y
-
-
 def check_batch(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     """A stack of datasets: finite X of shape (R, n, p) and y of shape (R, n)."""
     X, y = as_float_array(X, "X"), as_float_array(y, "y")

@@ -16,8 +16,8 @@ from .._typing import Seed
 from .._validation import (
     EPS,
     check_lam_grid,
+    check_pair,
     check_rng,
-    check_Xy,
     finite_result,
     validate_args,
 )
@@ -91,7 +91,7 @@ def holdout_curve(X: ArrayLike, y: ArrayLike, lams: ArrayLike, train_idx: ArrayL
     err : ndarray of shape (L,)
         Mean squared error on the validation rows.
     """
-    X, y = check_Xy(X, y)
+    X, y = check_pair(X, y)
     lams = check_lam_grid(lams)
     n = len(y)
     idx = []
@@ -138,7 +138,7 @@ def oof_predictions(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Folds = 
     -------
     P : ndarray of shape (n, L)
     """
-    X, y = check_Xy(X, y)
+    X, y = check_pair(X, y)
     lams = check_lam_grid(lams)
     pairs = resolve_folds(folds, len(y))
     P = np.empty((len(y), lams.size))
@@ -179,7 +179,7 @@ def cross_val_curve(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Folds = 
     >>> cross_val_curve(X, y, [0.1, 1.0, 10.0], folds=5).shape
     (3,)
     """
-    X, y = check_Xy(X, y)
+    X, y = check_pair(X, y)
     P = oof_predictions(X, y, lams, folds, fit_intercept=fit_intercept, standardize=standardize)
     return np.mean((y[:, None] - P) ** 2, axis=0)
 
@@ -199,7 +199,7 @@ def fold_errors(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Folds = 5, *
         equals :func:`cross_val_curve` when all folds have the same size, and
         the fold-size weighted average always equals it.
     """
-    X, y = check_Xy(X, y)
+    X, y = check_pair(X, y)
     lams = check_lam_grid(lams)
     pairs = resolve_folds(folds, len(y))
     E = np.empty((len(pairs), lams.size))
@@ -222,7 +222,7 @@ def ridge_fit_path(X: ArrayLike, y: ArrayLike, lams: ArrayLike, *, fit_intercept
         Column l is the coefficient vector (original scale) at ``lams[l]``, so
         predictions at new points are ``intercepts + X_new @ coefs``.
     """
-    X, y = check_Xy(X, y)
+    X, y = check_pair(X, y)
     lams = check_lam_grid(lams)
     a, B = ridge_svd_path(X[None], y[None], lams, fit_intercept=fit_intercept,
                           standardize=standardize)

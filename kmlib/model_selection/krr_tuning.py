@@ -20,10 +20,8 @@ from .._folds import Folds, resolve_folds
 from .._validation import (
     check_kernel,
     check_lam_grid,
-    check_matrix,
-    check_same_length,
+    check_pair,
     check_symmetric,
-    check_vector,
     finite_result,
 )
 from ..krr import KernelRidge
@@ -111,9 +109,7 @@ def tune_krr(X: ArrayLike, y: ArrayLike, kernel_factory: Callable[[Any], Callabl
     >>> table.cv.shape
     (3, 7)
     """
-    X = check_matrix(X, "X")
-    y = check_vector(y, "y")
-    check_same_length(X, y, "X", "y")
+    X, y = check_pair(X, y)
     if not callable(kernel_factory):
         raise ValueError(
             "kernel_factory must be a callable p -> kernel, e.g. "

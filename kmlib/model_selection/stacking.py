@@ -18,9 +18,7 @@ from .._validation import (
     check_fitted,
     check_matrix,
     check_n_features,
-    check_same_length,
-    check_vector,
-    check_Xy,
+    check_pair,
     finite_result,
     warn_column_y,
 )
@@ -53,9 +51,7 @@ def stack(P: ArrayLike, y: ArrayLike) -> np.ndarray:
     -------
     w : ndarray of shape (L,), entries >= 0
     """
-    P = check_matrix(P, "P", allow_1d=False)
-    y = check_vector(y, "y")
-    check_same_length(P, y, "P", "y")
+    P, y = check_pair(P, y, ("P", "y"), matrix="2d")
     w, _ = scipy.optimize.nnls(P, y, maxiter=50 * P.shape[1])
     return w
 
@@ -106,7 +102,7 @@ class StackedRidge(RegressorMixin, BaseEstimator):
         validate_params(self)
         check_feature_names(self, X, reset=True)
         warn_column_y(y)
-        X, y = check_Xy(X, y)
+        X, y = check_pair(X, y)
         opts = dict(fit_intercept=self.fit_intercept, standardize=self.standardize)
         self.oof_ = oof_predictions(X, y, self.lams, self.folds, **opts)
         self.cv_ = np.mean((y[:, None] - self.oof_) ** 2, axis=0)

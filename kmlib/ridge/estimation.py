@@ -22,10 +22,10 @@ from .._validation import (
     check_lam,
     check_matrix,
     check_n_features,
+    check_pair,
     check_same_length,
     check_sample_weight,
     check_vector,
-    check_Xy,
     finite_result,
     rank_tol,
     validate_params,
@@ -70,7 +70,7 @@ def ols(X: ArrayLike, y: ArrayLike) -> np.ndarray:
     ValueError
         If ``X`` lacks full column rank (including ``p > n``); use :func:`ridge`.
     """
-    X, y = check_Xy(X, y)
+    X, y = check_pair(X, y)
     n, p = X.shape
     if p > n:
         raise rank_deficiency_error(X, "ordinary least squares")
@@ -119,7 +119,7 @@ def ridge(X: ArrayLike, y: ArrayLike, lam: float,
         On invalid input, an unknown ``method``, or ``lam = 0`` with a method
         that cannot handle it.
     """
-    X, y = check_Xy(X, y)
+    X, y = check_pair(X, y)
     return _solve_many(X, y[:, None], lam, _check_method(method))[:, 0]
 
 
@@ -144,7 +144,7 @@ def ridge_path(X: ArrayLike, y: ArrayLike, lams: ArrayLike) -> np.ndarray:
         Column ``l`` is ``ridge(X, y, lams[l])`` (the penalty is the last axis of every
         path in kmlib, as in :func:`kmlib.model_selection.ridge_fit_path`).
     """
-    X, y = check_Xy(X, y)
+    X, y = check_pair(X, y)
     lams = np.atleast_1d(check_lam(lams, "lams", allow_array=True))
     return ridge_svd_path(X[None], y[None], lams, fit_intercept=False, standardize=False)[1][0]
 
@@ -165,7 +165,7 @@ def fitted_values_path(X: ArrayLike, y: ArrayLike, lams: ArrayLike) -> np.ndarra
     fitted : ndarray of shape (n, L)
         Column ``l`` is ``X @ ridge(X, y, lams[l])``.
     """
-    X, y = check_Xy(X, y)
+    X, y = check_pair(X, y)
     lams = np.atleast_1d(check_lam(lams, "lams", allow_array=True))
     s = pow2_scale(X)                   # 1, or a power of two that keeps d**2 finite
     U, d, _ = np.linalg.svd(X / s if s != 1.0 else X, full_matrices=False)
@@ -199,7 +199,7 @@ def ridge_augmented(X: ArrayLike, y: ArrayLike, lam: float, *, fit_intercept: bo
     beta : ndarray of shape (p,)
         The fitted coefficients.
     """
-    X, y = check_Xy(X, y)
+    X, y = check_pair(X, y)
     n, p = X.shape
     ones = np.ones((n, 1)) if fit_intercept else np.zeros((n, 0))
     top = np.hstack([ones, X])
