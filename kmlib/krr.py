@@ -54,7 +54,6 @@ from ._validation import (
     as_float_array,
     check_feature_names,
     check_finite_result,
-    check_fitted,
     check_gram_psd,
     check_matrix,
     check_pair,
@@ -292,7 +291,5 @@ class KernelRidge(PairwiseTags, RegressorMixin, BaseEstimator):
         -------
         y_pred : ndarray of shape (m,), or (m, t) for t outputs
         """
-        check_fitted(self, "dual_coef_")
-        check_feature_names(self, X, reset=False)
-        Kx = prediction_gram(self, X, self.X_fit_, len(self.dual_coef_))
+        Kx = prediction_gram(self, X, "dual_coef_")
         return dot(Kx, self.dual_coef_)

@@ -31,6 +31,7 @@ from .estimators import (
     check_labels,
     check_n_features,
     check_pair,
+    check_predict_input,
     check_sample_weight,
     warn_column_y,
 )
@@ -74,7 +75,7 @@ from .tolerances import (
 
 __all__ = [
     "NotFittedError", "EPS", "rank_tol", "eig_tol", "as_float_array", "check_n_features",
-    "check_pair",
+    "check_pair", "check_predict_input",
     "check_binary_labels", "check_finite_result", "finite_result", "check_gram_psd",
     "check_eigenvalues_psd", "PSD_RTOL", "SYMMETRY_RTOL", "check_matrix", "check_vector",
     "check_same_length", "check_lam", "check_lam_grid", "check_batch",

@@ -15,8 +15,9 @@ arguments' constraints with the decorator :func:`validate_args`.  A constraint i
 * ``None`` (the value None), ``callable`` (any callable), a type (``isinstance``),
 * the strings ``"kernel"`` (a callable ``k(X, Y)`` or ``"precomputed"``),
   ``"random_state"`` (None, an int, a numpy Generator or a RandomState),
-  ``"boolean"`` and ``"array-like"`` (anything but None and a string; the array
-  itself is checked where it is converted).
+  ``"kernel factory"`` (a callable ``p -> kernel``), ``"non-empty collection"`` (a
+  list, tuple or array with at least one entry), ``"boolean"`` and ``"array-like"``
+  (anything but None and a string; the array itself is checked where it is converted).
 
 A value passes if it satisfies one constraint of its list; otherwise a :class:`ValueError`
 says which parameter, what was given and what is accepted, e.g.
@@ -108,6 +109,11 @@ _NAMED: dict[str, tuple[Callable[[Any], bool], str]] = {
     "callable kernel": (callable, "a callable k(X, Y) returning a Gram matrix (e.g. "
                         "kmlib.kernels.gaussian(1.0))"),
     "random_state": (_random_state, "None, an int, a numpy Generator or a RandomState"),
+    "kernel factory": (callable, "a callable p -> kernel, e.g. "
+                       "lambda s: kmlib.kernels.gaussian(s)"),
+    "non-empty collection": (lambda v: hasattr(v, "__len__") and hasattr(v, "__iter__")
+                             and not isinstance(v, (str, bytes)) and len(v) > 0,
+                             "a non-empty sequence (a list, tuple or array)"),
     "boolean": (lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
     "array-like": (lambda v: v is not None and not isinstance(v, str), "an array"),
 }

@@ -14,17 +14,14 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from .._typing import Seed
 from .._validation import (
     check_feature_names,
-    check_fitted,
     check_matrix,
+    check_predict_input,
     check_rng,
     finite_result,
     preserve_float32,
     validate_params,
 )
 from .._validation.params import POSITIVE_INT
-from ._common import (
-    _check_transform_input,
-)
 
 __all__ = [
     "PositiveRandomFeatures",
@@ -80,8 +77,7 @@ class PositiveRandomFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
     @preserve_float32
     def transform(self, X: ArrayLike) -> np.ndarray:
         """Map ``X`` (shape (n_samples, n_dims)) to features of shape (n_samples, n_features)."""
-        check_fitted(self, "W_")
-        A: np.ndarray = _check_transform_input(X, self, accept_sparse=False)
+        A: np.ndarray = check_predict_input(self, X, "W_")
         P = A @ self.W_
         P -= 0.5 * np.einsum("ij,ij->i", A, A)[:, None]
         np.exp(P, out=P)

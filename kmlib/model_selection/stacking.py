@@ -15,10 +15,8 @@ from .._folds import Folds
 from .._validation import (
     check_feature_names,
     check_finite_result,
-    check_fitted,
-    check_matrix,
-    check_n_features,
     check_pair,
+    check_predict_input,
     finite_result,
     warn_column_y,
 )
@@ -117,8 +115,5 @@ class StackedRidge(RegressorMixin, BaseEstimator):
     @finite_result
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Stacked predictions at the rows of ``X``."""
-        check_fitted(self, "coef_")
-        check_feature_names(self, X, reset=False)
-        X = check_matrix(X, "X")
-        check_n_features(self, X)
+        X = check_predict_input(self, X, "coef_")
         return self.intercept_ + X @ self.coef_

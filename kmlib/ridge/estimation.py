@@ -18,11 +18,10 @@ from .._validation import (
     as_float_array,
     check_feature_names,
     check_finite_result,
-    check_fitted,
     check_lam,
     check_matrix,
-    check_n_features,
     check_pair,
+    check_predict_input,
     check_same_length,
     check_sample_weight,
     check_vector,
@@ -329,8 +328,5 @@ class RidgeRegression(RegressorMixin, BaseEstimator):
         -------
         ndarray of shape (m,), or (m, k) for k outputs
         """
-        check_fitted(self, "coef_")
-        check_feature_names(self, X, reset=False)
-        X = check_matrix(X, "X")
-        check_n_features(self, X)
+        X = check_predict_input(self, X, "coef_")
         return X @ self.coef_.T + self.intercept_

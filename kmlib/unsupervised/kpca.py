@@ -226,9 +226,7 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         -------
         ndarray of shape (m, r)
         """
-        check_fitted(self, "eigenvectors_")
-        check_feature_names(self, X, reset=False)
-        Kx = prediction_gram(self, X, self.X_fit_, len(self.eigenvectors_))
+        Kx = prediction_gram(self, X, "eigenvectors_")
         Kx = Kx - Kx.mean(axis=1, keepdims=True) - self._col_means + self._grand_mean
         lam = self.eigenvalues_
         scaled = np.zeros_like(self.eigenvectors_)           # zero eigenvalue: zero column
