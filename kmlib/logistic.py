@@ -36,11 +36,11 @@ from ._estimator_inputs import (
 from ._logistic_newton import _newton, _objective
 from ._typing import KernelFunc
 from ._validation import (
-    as_float_array,
     check_feature_names,
     check_gram_psd,
     check_pair,
     check_sample_weight,
+    check_vector,
     finite_result,
     validate_params,
 )
@@ -80,19 +80,10 @@ def logistic_objective(K: ArrayLike, y: ArrayLike, alpha: ArrayLike, mu: float,
     float
     """
     K, y = check_pair(K, y, ("K", "y"), matrix="square", labels=True)
-    alpha = _check_len(alpha, "alpha", K.shape[0])
+    alpha = check_vector(alpha, "alpha", length=K.shape[0])
     Ka = K @ alpha
     return _objective(Ka, alpha, float(mu), y, lam)
 
-
-def _check_len(v: ArrayLike, name: str, n: int) -> np.ndarray:
-    """Return ``v`` as a finite float vector of length ``n``."""
-    v = as_float_array(v, "v").reshape(-1)
-    if v.shape[0] != n:
-        raise ValueError(f"{name} must have length {n}; got {v.shape[0]}")
-    if not np.all(np.isfinite(v)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    return v
 
 
 class KernelLogisticRegression(BinaryKernelClassifier):

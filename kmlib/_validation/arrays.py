@@ -125,8 +125,11 @@ def check_matrix(X: Any, name: str = "X", *, allow_1d: bool = True,
 
 
 def check_vector(y: ArrayLike, name: str = "y", *, finite: bool = True,
-                 min_len: int = 1) -> np.ndarray:
-    """Return ``y`` as a float 1-D array (an (n, 1) column is flattened)."""
+                 min_len: int = 1, length: int | None = None) -> np.ndarray:
+    """Return ``y`` as a float 1-D array (an (n, 1) column is flattened).
+
+    With ``length``, ``y`` must have exactly that many entries.
+    """
     v = as_float_array(y, name)
     if v.ndim == 2 and v.shape[1] == 1:
         v = v[:, 0]
@@ -134,6 +137,8 @@ def check_vector(y: ArrayLike, name: str = "y", *, finite: bool = True,
         raise ValueError(f"{name} must be 1-D of shape (n_samples,); got shape {v.shape}")
     if v.shape[0] < min_len:
         raise ValueError(f"{name} is empty; expected at least {min_len} value(s)")
+    if length is not None and v.shape[0] != length:
+        raise ValueError(f"{name} must have length {length}; got {v.shape[0]}")
     if finite:
         _finite(v, name)
     return v

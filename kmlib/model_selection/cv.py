@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._folds import Folds, resolve_folds
+from .._folds import Folds, check_split, resolve_folds
 from .._ridge import ridge_svd_path, shrinkage
 from .._typing import Seed
 from .._validation import (
@@ -93,21 +93,7 @@ def holdout_curve(X: ArrayLike, y: ArrayLike, lams: ArrayLike, train_idx: ArrayL
     """
     X, y = check_pair(X, y)
     lams = check_lam_grid(lams)
-    n = len(y)
-    idx = []
-    for a, name in ((train_idx, "train_idx"), (test_idx, "test_idx")):
-        try:
-            v = np.asarray(a).ravel()
-        except (TypeError, ValueError) as exc:  # pragma: no cover - asarray accepts most input
-            raise ValueError(f"{name} must be an array of indices") from exc
-        if v.size == 0 or not np.issubdtype(v.dtype, np.integer):
-            raise ValueError(f"{name} must be a non-empty array of integer indices; got {v!r}")
-        if v.min() < 0 or v.max() >= n:
-            raise ValueError(f"{name} has indices outside 0..{n - 1}")
-        idx.append(v)
-    tr, te = idx
-    if np.intersect1d(tr, te).size:
-        raise ValueError("train_idx and test_idx must be disjoint")
+    tr, te = check_split(train_idx, test_idx, len(y))
     P = _predict_core(X[tr][None], y[tr][None], X[te][None], lams, fit_intercept, standardize)[0]
     return np.mean((y[te, None] - P) ** 2, axis=0)
 
