@@ -154,6 +154,15 @@ def check_same_length(a: np.ndarray, b: np.ndarray, name_a: str = "X",
         )
 
 
+def check_same_width(a: Any, b: Any, name_a: str = "X", name_b: str = "Y") -> None:
+    """Raise if the matrices ``a`` and ``b`` do not have the same number of columns."""
+    if a.shape[1] != b.shape[1]:
+        raise ValueError(
+            f"{name_a} and {name_b} must have the same number of features (columns); "
+            f"got {a.shape[1]} and {b.shape[1]}"
+        )
+
+
 def check_square(K: ArrayLike, name: str = "K") -> np.ndarray:
     """Return ``K`` as a finite float square 2-D array."""
     A = check_matrix(K, name, allow_1d=False)
