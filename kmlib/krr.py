@@ -52,7 +52,6 @@ from ._estimator_inputs import (
 from ._linalg import dot, eigh_copy, pinv_mask
 from ._validation import (
     as_float_array,
-    check_feature_names,
     check_finite_result,
     check_gram_psd,
     check_matrix,
@@ -248,9 +247,8 @@ class KernelRidge(PairwiseTags, RegressorMixin, BaseEstimator):
         -------
         self : KernelRidge
         """
-        validate_params(self)
+        validate_params(self, X)
         kernel, lam, pre = self.kernel, float(self.lam), is_precomputed(self.kernel)
-        check_feature_names(self, X, reset=True)
         X = check_square(X, "X") if pre else check_matrix(X, "X", accept_sparse=True)
         warn_column_y(y)
         y = as_float_array(y, "y")

@@ -36,7 +36,6 @@ from ._estimator_inputs import (
 from ._logistic_newton import _newton, _objective
 from ._typing import KernelFunc
 from ._validation import (
-    check_feature_names,
     check_gram_psd,
     check_pair,
     check_sample_weight,
@@ -223,9 +222,8 @@ class KernelLogisticRegression(BinaryKernelClassifier):
         -------
         self : KernelLogisticRegression
         """
-        validate_params(self)
+        validate_params(self, X)
         lam, tol, max_iter = float(self.lam), float(self.tol), int(self.max_iter)
-        check_feature_names(self, X, reset=True)
         K, X_fit, y, classes = fit_inputs(self.kernel, X, y, need_gram=True,
                                  one_class_why="the intercept would diverge")
         K = np.ascontiguousarray(K)

@@ -33,6 +33,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from .estimators import check_feature_names
+
 Real, Integral = numbers.Real, numbers.Integral
 
 
@@ -165,11 +167,13 @@ def check_constraints(name: str, value: Any, allowed: Sequence[Any], who: str = 
     raise ValueError(f"{prefix}{name} must {rule}; got {value!r}")
 
 
-def validate_params(estimator: Any) -> None:
+def validate_params(estimator: Any, X: Any = None) -> None:
     """Check every hyper-parameter of ``estimator`` against its ``_parameter_constraints``.
 
     An optional class attribute ``_parameter_hints`` (name -> text) adds why a rule
-    holds to the message of that parameter.
+    holds to the message of that parameter.  Given ``X``, the training data of ``fit``,
+    then record its column names (a DataFrame's), as scikit-learn's ``validate_data``
+    does with ``reset=True``: the first step of every ``fit``.
     """
     params, cls = estimator.get_params(deep=False), type(estimator)
     hints = getattr(cls, "_parameter_hints", {})
@@ -180,6 +184,8 @@ def validate_params(estimator: Any) -> None:
             if name not in hints:
                 raise
             raise ValueError(f"{exc} ({hints[name]})") from None
+    if X is not None:
+        check_feature_names(estimator, X, reset=True)
 
 
 def validate_args(constraints: Mapping[str, Sequence[Any]]) -> Callable[[Callable], Callable]:

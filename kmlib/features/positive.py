@@ -13,7 +13,6 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 
 from .._typing import Seed
 from .._validation import (
-    check_feature_names,
     check_matrix,
     check_predict_input,
     check_rng,
@@ -64,9 +63,8 @@ class PositiveRandomFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
 
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> "PositiveRandomFeatures":
         """Draw the random vectors for inputs of X's dimension; returns ``self``."""
-        validate_params(self)
+        validate_params(self, X)
         D = int(self.n_features)
-        check_feature_names(self, X, reset=True)
         X = check_matrix(X, "X")
         rng = check_rng(self.random_state, "random_state")
         self.W_ = rng.standard_normal((D, X.shape[1])).T   # draws in feature order

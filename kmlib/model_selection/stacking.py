@@ -13,7 +13,6 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from .._folds import Folds
 from .._validation import (
-    check_feature_names,
     check_finite_result,
     check_pair,
     check_predict_input,
@@ -97,8 +96,7 @@ class StackedRidge(RegressorMixin, BaseEstimator):
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "StackedRidge":
         """Fit the stacked predictor; returns ``self``."""
-        validate_params(self)
-        check_feature_names(self, X, reset=True)
+        validate_params(self, X)
         warn_column_y(y)
         X, y = check_pair(X, y)
         opts = dict(fit_intercept=self.fit_intercept, standardize=self.standardize)

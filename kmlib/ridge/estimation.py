@@ -16,7 +16,6 @@ from .._linalg import rank_deficiency_error
 from .._ridge import pow2_scale, ridge_svd_path, shrinkage, standardize_columns
 from .._validation import (
     as_float_array,
-    check_feature_names,
     check_finite_result,
     check_lam,
     check_matrix,
@@ -281,9 +280,8 @@ class RidgeRegression(RegressorMixin, BaseEstimator):
         -------
         self : RidgeRegression
         """
-        validate_params(self)
+        validate_params(self, X)
         lam = float(self.lam)
-        check_feature_names(self, X, reset=True)
         X = check_matrix(X, "X")
         y = as_float_array(y, "y")
         multi = y.ndim == 2 and y.shape[1] != 1
