@@ -28,8 +28,8 @@ from .._validation import (
     rank_tol,
     validate_params,
 )
-from .._validation.params import NONNEGATIVE, validate_args
-from ._core import _check_method, _cholesky_solve, _solve_many
+from .._validation.params import NONNEGATIVE, Options, validate_args
+from ._core import _METHODS, _cholesky_solve, _solve_many
 from .spectral import (
     standardize,
 )
@@ -82,7 +82,7 @@ def ols(X: ArrayLike, y: ArrayLike) -> np.ndarray:
 
 
 @finite_result
-@validate_args({"lam": [NONNEGATIVE]})
+@validate_args({"lam": [NONNEGATIVE], "method": [Options(*_METHODS)]})
 def ridge(X: ArrayLike, y: ArrayLike, lam: float,
           method: Literal["svd", "primal", "dual"] = "svd") -> np.ndarray:
     """Ridge coefficients ``(X^T X + lam I)^{-1} X^T y`` (no intercept, no scaling).
@@ -118,7 +118,7 @@ def ridge(X: ArrayLike, y: ArrayLike, lam: float,
         that cannot handle it.
     """
     X, y = check_pair(X, y)
-    return _solve_many(X, y[:, None], lam, _check_method(method))[:, 0]
+    return _solve_many(X, y[:, None], lam, method)[:, 0]
 
 
 @finite_result
