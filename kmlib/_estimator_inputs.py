@@ -121,16 +121,23 @@ def fit_inputs(kernel: Any, X: ArrayLike, y: ArrayLike, *, need_gram: bool, one_
     return K, X_fit, y, classes
 
 
-def prediction_gram(estimator: Any, X: ArrayLike, X_fit: np.ndarray | None, n_train: int,
-                    keep: np.ndarray | None = None) -> np.ndarray:
-    """Check test inputs ``X``; return their (m, n_train) cross Gram matrix with ``X_fit``.
+def prediction_gram(estimator: Any, X: ArrayLike, fitted: str,
+                    keep: str | None = None) -> np.ndarray:
+    """Check test inputs ``X``; return their (m, n_train) cross Gram matrix with ``X_fit_``.
 
-    With ``kernel="precomputed"`` ``X`` is that matrix already.  Only the columns of the
-    training points ``keep`` (e.g. support vectors; None: all) are returned, and the kernel
-    is not called when none is kept.  A ValueError (naming the ``estimator``) when
+    First the ``estimator`` must be fitted (have the attribute ``fitted``, one entry per
+    training point unless it has ``n_train_``) and the column names of a DataFrame ``X``
+    must match those seen in ``fit``.  With ``kernel="precomputed"`` ``X`` is that matrix
+    already.  Only the columns of the training points indexed by the attribute ``keep``
+    (e.g. support vectors; None: all) are returned, and the kernel is not called when
+    none is kept.  A ValueError (naming the ``estimator``) when
     ``X`` has the wrong number of columns or the kernel returns a bad matrix.
     """
-    kernel = estimator.kernel
+    check_fitted(estimator, fitted)
+    check_feature_names(estimator, X, reset=False)
+    kernel, X_fit = estimator.kernel, estimator.X_fit_
+    n_train = getattr(estimator, "n_train_", None) or len(getattr(estimator, fitted))
+    keep_idx = None if keep is None else getattr(estimator, keep)
     if is_precomputed(kernel):
         if np.asarray(X).ndim == 1:
             raise ValueError(
@@ -140,11 +147,11 @@ def prediction_gram(estimator: Any, X: ArrayLike, X_fit: np.ndarray | None, n_tr
         Kt = check_matrix(X, "X", allow_1d=False)
         check_n_features(estimator, Kt, n_train, f"X must be the (m, n_train) Gram matrix "
                          f"against the {n_train} training points; got shape {Kt.shape}")
-        return Kt if keep is None else Kt[:, keep]
+        return Kt if keep_idx is None else Kt[:, keep_idx]
     Xt = check_matrix(X, "X", accept_sparse=True)
     assert X_fit is not None  # not precomputed: the training inputs were kept
     check_n_features(estimator, Xt, X_fit.shape[1])
-    ref = X_fit if keep is None else X_fit[keep]
+    ref = X_fit if keep_idx is None else X_fit[keep_idx]
     if ref.shape[0] == 0:
         return np.zeros((Xt.shape[0], 0))
     return gram(kernel, Xt, ref)
@@ -177,10 +184,7 @@ class BinaryKernelClassifier(PairwiseTags, ClassifierMixin, BaseEstimator):
 
         ``keep`` names the fitted attribute that indexes the training points used (None: all).
         """
-        check_fitted(self, "dual_coef_")
-        check_feature_names(self, X, reset=False)
-        Kt = prediction_gram(self, X, self.X_fit_, self.n_train_,
-                             keep=None if keep is None else getattr(self, keep))
+        Kt = prediction_gram(self, X, "dual_coef_", keep=keep)
         return Kt @ self.dual_coef_ + self.intercept_
 
     def predict(self, X: ArrayLike) -> np.ndarray:

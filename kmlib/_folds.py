@@ -138,13 +138,7 @@ def _check_pairs(folds: Iterable, n: int) -> list[tuple[np.ndarray, np.ndarray]]
         raise ValueError(f"folds must contain at least 2 folds; got {len(pairs)}")
     seen = np.zeros(n, dtype=int)
     for tr, te in pairs:
-        for idx, what in ((tr, "train"), (te, "test")):
-            if idx.size and (idx.min() < 0 or idx.max() >= n):
-                raise ValueError(f"folds: a {what} index lies outside 0..{n - 1}")
-        if tr.size == 0 or te.size == 0:
-            raise ValueError("folds: every fold needs a non-empty train and test set")
-        if np.intersect1d(tr, te).size:
-            raise ValueError("folds: a train set overlaps its own test set")
+        check_split(tr, te, n, "folds: ")
         seen[te] += 1
     if not np.all(seen == 1):
         raise ValueError(
@@ -152,3 +146,25 @@ def _check_pairs(folds: Iterable, n: int) -> list[tuple[np.ndarray, np.ndarray]]
             f"test fold); {int(np.sum(seen != 1))} point(s) are not"
         )
     return pairs
+
+
+def check_split(train: ArrayLike, test: ArrayLike, n: int,
+                where: str = "") -> tuple[np.ndarray, np.ndarray]:
+    """One split of ``n`` samples: non-empty arrays of integer indices in 0..n-1, disjoint.
+
+    Returns the two index arrays, flattened.  ``where`` starts the messages
+    (``"folds: "`` for one fold of a ``folds`` argument).
+    """
+    pair = []
+    for idx, name in ((train, "train_idx"), (test, "test_idx")):
+        v = np.asarray(idx).ravel()
+        if v.size == 0 or not np.issubdtype(v.dtype, np.integer):
+            raise ValueError(f"{where}{name} must be a non-empty array of integer indices; "
+                             f"got {v!r}")
+        if v.min() < 0 or v.max() >= n:
+            raise ValueError(f"{where}{name} has indices outside 0..{n - 1}")
+        pair.append(v)
+    if np.intersect1d(pair[0], pair[1]).size:
+        raise ValueError(f"{where}train_idx and test_idx must be disjoint (a train set "
+                         "overlaps its own test set)")
+    return pair[0], pair[1]

@@ -79,9 +79,7 @@ def linear_model(n: int, p: int, *, beta: ArrayLike | None = None, noise: float 
     X = np.sqrt(1 - rho) * Z + np.sqrt(rho) * rng.standard_normal((n, 1))
     if beta is None:
         beta = rng.standard_normal(p)
-    beta = check_vector(beta, "beta")
-    if beta.shape[0] != p:
-        raise ValueError(f"beta must have length p={p}; got {beta.shape[0]}")
+    beta = check_vector(beta, "beta", length=p)
     y = X @ beta + noise * rng.standard_normal(n)
     return LinearModelData(X, y, beta)
 

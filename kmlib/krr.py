@@ -49,14 +49,13 @@ from ._estimator_inputs import (
     is_precomputed,
     prediction_gram,
 )
-from ._linalg import check_gram, dot, eigh_copy, pinv_mask
+from ._linalg import dot, eigh_copy, pinv_mask
 from ._validation import (
     as_float_array,
-    check_feature_names,
     check_finite_result,
-    check_fitted,
     check_gram_psd,
     check_matrix,
+    check_pair,
     check_same_length,
     check_sample_weight,
     check_square,
@@ -163,9 +162,7 @@ def krr_fit(K: ArrayLike, y: ArrayLike, lam: float) -> np.ndarray:
     >>> np.allclose((K + np.eye(2)) @ alpha, [1.0, 0.0])
     True
     """
-    K = check_gram(K, "K")
-    y = check_vector(y, "y")
-    check_same_length(K, y, "K", "y")
+    K, y = check_pair(K, y, ("K", "y"), matrix="gram")
     alpha, _ = _solve_shifted(K, y, float(lam), "krr_fit")
     return alpha
 
@@ -250,9 +247,8 @@ class KernelRidge(PairwiseTags, RegressorMixin, BaseEstimator):
         -------
         self : KernelRidge
         """
-        validate_params(self)
+        validate_params(self, X)
         kernel, lam, pre = self.kernel, float(self.lam), is_precomputed(self.kernel)
-        check_feature_names(self, X, reset=True)
         X = check_square(X, "X") if pre else check_matrix(X, "X", accept_sparse=True)
         warn_column_y(y)
         y = as_float_array(y, "y")
@@ -293,7 +289,5 @@ class KernelRidge(PairwiseTags, RegressorMixin, BaseEstimator):
         -------
         y_pred : ndarray of shape (m,), or (m, t) for t outputs
         """
-        check_fitted(self, "dual_coef_")
-        check_feature_names(self, X, reset=False)
-        Kx = prediction_gram(self, X, self.X_fit_, len(self.dual_coef_))
+        Kx = prediction_gram(self, X, "dual_coef_")
         return dot(Kx, self.dual_coef_)

@@ -36,13 +36,10 @@ from ._estimator_inputs import (
 from ._logistic_newton import _newton, _objective
 from ._typing import KernelFunc
 from ._validation import (
-    as_float_array,
-    check_feature_names,
     check_gram_psd,
-    check_labels,
-    check_same_length,
+    check_pair,
     check_sample_weight,
-    check_square,
+    check_vector,
     finite_result,
     validate_params,
 )
@@ -81,22 +78,11 @@ def logistic_objective(K: ArrayLike, y: ArrayLike, alpha: ArrayLike, mu: float,
     -------
     float
     """
-    K = check_square(K, "K")
-    y = check_labels(y)
-    alpha = _check_len(alpha, "alpha", K.shape[0])
-    check_same_length(K, y, "K", "y")
+    K, y = check_pair(K, y, ("K", "y"), matrix="square", labels=True)
+    alpha = check_vector(alpha, "alpha", length=K.shape[0])
     Ka = K @ alpha
     return _objective(Ka, alpha, float(mu), y, lam)
 
-
-def _check_len(v: ArrayLike, name: str, n: int) -> np.ndarray:
-    """Return ``v`` as a finite float vector of length ``n``."""
-    v = as_float_array(v, "v").reshape(-1)
-    if v.shape[0] != n:
-        raise ValueError(f"{name} must have length {n}; got {v.shape[0]}")
-    if not np.all(np.isfinite(v)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    return v
 
 
 class KernelLogisticRegression(BinaryKernelClassifier):
@@ -236,9 +222,8 @@ class KernelLogisticRegression(BinaryKernelClassifier):
         -------
         self : KernelLogisticRegression
         """
-        validate_params(self)
+        validate_params(self, X)
         lam, tol, max_iter = float(self.lam), float(self.tol), int(self.max_iter)
-        check_feature_names(self, X, reset=True)
         K, X_fit, y, classes = fit_inputs(self.kernel, X, y, need_gram=True,
                                  one_class_why="the intercept would diverge")
         K = np.ascontiguousarray(K)

@@ -19,9 +19,9 @@ from .arrays import (
     check_batch,
     check_matrix,
     check_same_length,
+    check_same_width,
     check_square,
     check_vector,
-    check_Xy,
     preserve_float32,
 )
 from .estimators import (
@@ -31,6 +31,8 @@ from .estimators import (
     check_kernel,
     check_labels,
     check_n_features,
+    check_pair,
+    check_predict_input,
     check_sample_weight,
     warn_column_y,
 )
@@ -74,9 +76,10 @@ from .tolerances import (
 
 __all__ = [
     "NotFittedError", "EPS", "rank_tol", "eig_tol", "as_float_array", "check_n_features",
+    "check_pair", "check_predict_input",
     "check_binary_labels", "check_finite_result", "finite_result", "check_gram_psd",
     "check_eigenvalues_psd", "PSD_RTOL", "SYMMETRY_RTOL", "check_matrix", "check_vector",
-    "check_same_length", "check_lam", "check_lam_grid", "check_Xy", "check_batch",
+    "check_same_length", "check_same_width", "check_lam", "check_lam_grid", "check_batch",
     "check_positive", "check_nonnegative", "check_int", "check_labels", "check_kernel",
     "check_rng", "check_fitted", "check_square", "check_real", "check_symmetric",
     "check_feature_names", "check_sample_weight", "warn_column_y", "Interval", "Options",

@@ -125,8 +125,11 @@ def check_matrix(X: Any, name: str = "X", *, allow_1d: bool = True,
 
 
 def check_vector(y: ArrayLike, name: str = "y", *, finite: bool = True,
-                 min_len: int = 1) -> np.ndarray:
-    """Return ``y`` as a float 1-D array (an (n, 1) column is flattened)."""
+                 min_len: int = 1, length: int | None = None) -> np.ndarray:
+    """Return ``y`` as a float 1-D array (an (n, 1) column is flattened).
+
+    With ``length``, ``y`` must have exactly that many entries.
+    """
     v = as_float_array(y, name)
     if v.ndim == 2 and v.shape[1] == 1:
         v = v[:, 0]
@@ -134,6 +137,8 @@ def check_vector(y: ArrayLike, name: str = "y", *, finite: bool = True,
         raise ValueError(f"{name} must be 1-D of shape (n_samples,); got shape {v.shape}")
     if v.shape[0] < min_len:
         raise ValueError(f"{name} is empty; expected at least {min_len} value(s)")
+    if length is not None and v.shape[0] != length:
+        raise ValueError(f"{name} must have length {length}; got {v.shape[0]}")
     if finite:
         _finite(v, name)
     return v
@@ -149,20 +154,21 @@ def check_same_length(a: np.ndarray, b: np.ndarray, name_a: str = "X",
         )
 
 
+def check_same_width(a: Any, b: Any, name_a: str = "X", name_b: str = "Y") -> None:
+    """Raise if the matrices ``a`` and ``b`` do not have the same number of columns."""
+    if a.shape[1] != b.shape[1]:
+        raise ValueError(
+            f"{name_a} and {name_b} must have the same number of features (columns); "
+            f"got {a.shape[1]} and {b.shape[1]}"
+        )
+
+
 def check_square(K: ArrayLike, name: str = "K") -> np.ndarray:
     """Return ``K`` as a finite float square 2-D array."""
     A = check_matrix(K, name, allow_1d=False)
     if A.shape[0] != A.shape[1]:
         raise ValueError(f"{name} must be a square matrix; got shape {A.shape}")
     return A
-
-
-def check_Xy(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
-    """A design matrix and a response vector of the same length."""
-    X = check_matrix(X, "X")
-    y = check_vector(y, "y")
-    check_same_length(X, y, "X", "y")
-    return X, y
 
 
 def check_batch(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -12,7 +12,8 @@ from sklearn.utils import check_array, column_or_1d
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_non_negative, validate_data
 
-from .arrays import check_vector
+from .arrays import check_matrix, check_same_length, check_square, check_vector
+from .gram import check_gram_psd, check_symmetric
 
 
 def check_labels(y: ArrayLike, name: str = "y") -> np.ndarray:
@@ -26,6 +27,29 @@ def check_labels(y: ArrayLike, name: str = "y") -> np.ndarray:
             "Recode the classes, e.g. y = np.where(y == positive_class, 1, -1)"
         )
     return v
+
+
+def check_pair(M: Any, v: Any, names: tuple[str, str] = ("X", "y"), *, matrix: str = "points",
+               labels: bool = False, who: str = "") -> tuple[np.ndarray, np.ndarray]:
+    """A matrix and a vector with one entry per row: the two data arguments of a fit.
+
+    ``matrix`` says what the matrix is: ``"points"`` (shape (n, d); a 1-D array is n
+    points of one feature), ``"2d"`` (shape (n, d), 1-D refused), ``"square"``, or
+    ``"gram"`` (square, symmetric and positive semi-definite by :func:`check_gram_psd`,
+    whose message names ``who``).  With ``labels`` the vector holds the labels -1 and 1.
+    ``names`` are the two arguments' names in the messages.
+    """
+    m_name, v_name = names
+    if matrix in ("square", "gram"):
+        M = check_square(M, m_name)
+    else:
+        M = check_matrix(M, m_name, allow_1d=matrix == "points")
+    v = check_labels(v, v_name) if labels else check_vector(v, v_name)
+    check_same_length(M, v, m_name, v_name)
+    if matrix == "gram":
+        check_symmetric(M, m_name)
+        check_gram_psd(M, m_name, who=who)
+    return M, v
 
 
 def warn_column_y(y: Any) -> None:
@@ -70,6 +94,23 @@ def check_n_features(estimator: Any, X: np.ndarray, expected: int | None = None,
             f"{expected} features as input: {what or 'the features of the training data'}. "
             f"Reshape your data to (n_samples, {expected}) if it holds one sample or one feature"
         )
+
+
+def check_predict_input(estimator: Any, X: Any, fitted: str | None = None, *,
+                        accept_sparse: bool = False) -> Any:
+    """``X`` for a fitted estimator's ``predict`` or ``transform``, as a float matrix.
+
+    In scikit-learn's order: the estimator is fitted (has the attribute ``fitted``,
+    unless None), the column names of a DataFrame match those seen in ``fit``, ``X``
+    is a finite 2-D array (sparse with ``accept_sparse``) with the training number of
+    features.
+    """
+    if fitted is not None:
+        check_fitted(estimator, fitted)
+    check_feature_names(estimator, X, reset=False)
+    A = check_matrix(X, "X", accept_sparse=accept_sparse)
+    check_n_features(estimator, A)
+    return A
 
 
 def check_binary_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, NDArray[np.float64]]:

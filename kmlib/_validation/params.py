@@ -15,8 +15,9 @@ arguments' constraints with the decorator :func:`validate_args`.  A constraint i
 * ``None`` (the value None), ``callable`` (any callable), a type (``isinstance``),
 * the strings ``"kernel"`` (a callable ``k(X, Y)`` or ``"precomputed"``),
   ``"random_state"`` (None, an int, a numpy Generator or a RandomState),
-  ``"boolean"`` and ``"array-like"`` (anything but None and a string; the array
-  itself is checked where it is converted).
+  ``"kernel factory"`` (a callable ``p -> kernel``), ``"non-empty collection"`` (a
+  list, tuple or array with at least one entry), ``"boolean"`` and ``"array-like"``
+  (anything but None and a string; the array itself is checked where it is converted).
 
 A value passes if it satisfies one constraint of its list; otherwise a :class:`ValueError`
 says which parameter, what was given and what is accepted, e.g.
@@ -31,6 +32,8 @@ import numbers
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
+
+from .estimators import check_feature_names
 
 Real, Integral = numbers.Real, numbers.Integral
 
@@ -108,6 +111,11 @@ _NAMED: dict[str, tuple[Callable[[Any], bool], str]] = {
     "callable kernel": (callable, "a callable k(X, Y) returning a Gram matrix (e.g. "
                         "kmlib.kernels.gaussian(1.0))"),
     "random_state": (_random_state, "None, an int, a numpy Generator or a RandomState"),
+    "kernel factory": (callable, "a callable p -> kernel, e.g. "
+                       "lambda s: kmlib.kernels.gaussian(s)"),
+    "non-empty collection": (lambda v: hasattr(v, "__len__") and hasattr(v, "__iter__")
+                             and not isinstance(v, (str, bytes)) and len(v) > 0,
+                             "a non-empty sequence (a list, tuple or array)"),
     "boolean": (lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
     "array-like": (lambda v: v is not None and not isinstance(v, str), "an array"),
 }
@@ -159,11 +167,13 @@ def check_constraints(name: str, value: Any, allowed: Sequence[Any], who: str = 
     raise ValueError(f"{prefix}{name} must {rule}; got {value!r}")
 
 
-def validate_params(estimator: Any) -> None:
+def validate_params(estimator: Any, X: Any = None) -> None:
     """Check every hyper-parameter of ``estimator`` against its ``_parameter_constraints``.
 
     An optional class attribute ``_parameter_hints`` (name -> text) adds why a rule
-    holds to the message of that parameter.
+    holds to the message of that parameter.  Given ``X``, the training data of ``fit``,
+    then record its column names (a DataFrame's), as scikit-learn's ``validate_data``
+    does with ``reset=True``: the first step of every ``fit``.
     """
     params, cls = estimator.get_params(deep=False), type(estimator)
     hints = getattr(cls, "_parameter_hints", {})
@@ -174,6 +184,8 @@ def validate_params(estimator: Any) -> None:
             if name not in hints:
                 raise
             raise ValueError(f"{exc} ({hints[name]})") from None
+    if X is not None:
+        check_feature_names(estimator, X, reset=True)
 
 
 def validate_args(constraints: Mapping[str, Sequence[Any]]) -> Callable[[Callable], Callable]:

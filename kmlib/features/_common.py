@@ -5,11 +5,7 @@ from typing import Any
 
 from numpy.typing import ArrayLike
 
-from .._validation import (
-    check_feature_names,
-    check_matrix,
-    check_n_features,
-)
+from .._validation import check_predict_input
 
 _VARIANTS = ("cos_sin", "cos_phase")
 
@@ -19,7 +15,4 @@ _KERNELS = ("gaussian", "laplacian", "matern")
 
 def _check_transform_input(X: ArrayLike, estimator: Any, accept_sparse: bool = True) -> Any:
     """Validate ``X`` for ``transform`` against the dimension seen in ``fit``."""
-    check_feature_names(estimator, X, reset=False)
-    A = check_matrix(X, "X", accept_sparse=accept_sparse)
-    check_n_features(estimator, A)
-    return A
+    return check_predict_input(estimator, X, accept_sparse=accept_sparse)

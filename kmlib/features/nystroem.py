@@ -22,7 +22,6 @@ from .._estimator_inputs import (
 from .._linalg import eigh_owned, psd_eigenpairs
 from .._typing import KernelFunc, Seed
 from .._validation import (
-    check_feature_names,
     check_fitted,
     check_gram_psd,
     check_matrix,
@@ -116,9 +115,8 @@ class Nystroem(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         -------
         self
         """
-        validate_params(self)
+        validate_params(self, X)
         pre = is_precomputed(self.kernel)
-        check_feature_names(self, X, reset=True)
         X = check_square(X, "X") if pre else check_matrix(X, "X", accept_sparse=True)
         if pre:
             check_symmetric(X, "X")

@@ -13,18 +13,14 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 
 from .._typing import Seed
 from .._validation import (
-    check_feature_names,
-    check_fitted,
     check_matrix,
+    check_predict_input,
     check_rng,
     finite_result,
     preserve_float32,
     validate_params,
 )
 from .._validation.params import POSITIVE_INT
-from ._common import (
-    _check_transform_input,
-)
 
 __all__ = [
     "PositiveRandomFeatures",
@@ -67,9 +63,8 @@ class PositiveRandomFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
 
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> "PositiveRandomFeatures":
         """Draw the random vectors for inputs of X's dimension; returns ``self``."""
-        validate_params(self)
+        validate_params(self, X)
         D = int(self.n_features)
-        check_feature_names(self, X, reset=True)
         X = check_matrix(X, "X")
         rng = check_rng(self.random_state, "random_state")
         self.W_ = rng.standard_normal((D, X.shape[1])).T   # draws in feature order
@@ -80,8 +75,7 @@ class PositiveRandomFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
     @preserve_float32
     def transform(self, X: ArrayLike) -> np.ndarray:
         """Map ``X`` (shape (n_samples, n_dims)) to features of shape (n_samples, n_features)."""
-        check_fitted(self, "W_")
-        A: np.ndarray = _check_transform_input(X, self, accept_sparse=False)
+        A: np.ndarray = check_predict_input(self, X, "W_")
         P = A @ self.W_
         P -= 0.5 * np.einsum("ij,ij->i", A, A)[:, None]
         np.exp(P, out=P)

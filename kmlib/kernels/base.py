@@ -26,6 +26,7 @@ from .._validation import (
     check_int,
     check_matrix,
     check_nonnegative,
+    check_same_width,
     preserve_float32,
 )
 
@@ -215,11 +216,7 @@ class Kernel(ABC):
             Ya = Xa
         else:
             Ya = self._check(Y, "Y")
-            if Ya.shape[1] != Xa.shape[1]:
-                raise ValueError(
-                    "X and Y must have the same number of features (columns); "
-                    f"got {Xa.shape[1]} and {Ya.shape[1]}"
-                )
+            check_same_width(Xa, Ya)
         with np.errstate(over="ignore", invalid="ignore"):
             G = _tiled_gram(self._gram, Xa, Ya, symmetric)  # a fresh array
         if G is None:

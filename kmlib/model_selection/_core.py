@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike
 from .._linalg import one_blas_thread
 from .._ridge import rank_mask, ridge_svd_path
 from .._validation import (
-    check_Xy,
+    check_pair,
 )
 
 #: Above this many flops (m * p * min(m, p)) per SVD, BLAS keeps all its threads.
@@ -54,7 +54,7 @@ def _predict_core(Xtr: np.ndarray, ytr: np.ndarray, Xte: np.ndarray, lams: np.nd
 
 def _smoother_svd(X: ArrayLike, y: ArrayLike, fit_intercept: bool
                   ) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, np.ndarray]:
-    X, y = check_Xy(X, y)
+    X, y = check_pair(X, y)
     n = len(y)
     if fit_intercept:
         if n < 2:

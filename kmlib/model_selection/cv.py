@@ -10,14 +10,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._folds import Folds, resolve_folds
+from .._folds import Folds, check_split, resolve_folds
 from .._ridge import ridge_svd_path, shrinkage
 from .._typing import Seed
 from .._validation import (
     EPS,
     check_lam_grid,
+    check_pair,
     check_rng,
-    check_Xy,
     finite_result,
     validate_args,
 )
@@ -91,23 +91,9 @@ def holdout_curve(X: ArrayLike, y: ArrayLike, lams: ArrayLike, train_idx: ArrayL
     err : ndarray of shape (L,)
         Mean squared error on the validation rows.
     """
-    X, y = check_Xy(X, y)
+    X, y = check_pair(X, y)
     lams = check_lam_grid(lams)
-    n = len(y)
-    idx = []
-    for a, name in ((train_idx, "train_idx"), (test_idx, "test_idx")):
-        try:
-            v = np.asarray(a).ravel()
-        except (TypeError, ValueError) as exc:  # pragma: no cover - asarray accepts most input
-            raise ValueError(f"{name} must be an array of indices") from exc
-        if v.size == 0 or not np.issubdtype(v.dtype, np.integer):
-            raise ValueError(f"{name} must be a non-empty array of integer indices; got {v!r}")
-        if v.min() < 0 or v.max() >= n:
-            raise ValueError(f"{name} has indices outside 0..{n - 1}")
-        idx.append(v)
-    tr, te = idx
-    if np.intersect1d(tr, te).size:
-        raise ValueError("train_idx and test_idx must be disjoint")
+    tr, te = check_split(train_idx, test_idx, len(y))
     P = _predict_core(X[tr][None], y[tr][None], X[te][None], lams, fit_intercept, standardize)[0]
     return np.mean((y[te, None] - P) ** 2, axis=0)
 
@@ -138,7 +124,7 @@ def oof_predictions(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Folds = 
     -------
     P : ndarray of shape (n, L)
     """
-    X, y = check_Xy(X, y)
+    X, y = check_pair(X, y)
     lams = check_lam_grid(lams)
     pairs = resolve_folds(folds, len(y))
     P = np.empty((len(y), lams.size))
@@ -179,7 +165,7 @@ def cross_val_curve(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Folds = 
     >>> cross_val_curve(X, y, [0.1, 1.0, 10.0], folds=5).shape
     (3,)
     """
-    X, y = check_Xy(X, y)
+    X, y = check_pair(X, y)
     P = oof_predictions(X, y, lams, folds, fit_intercept=fit_intercept, standardize=standardize)
     return np.mean((y[:, None] - P) ** 2, axis=0)
 
@@ -199,7 +185,7 @@ def fold_errors(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Folds = 5, *
         equals :func:`cross_val_curve` when all folds have the same size, and
         the fold-size weighted average always equals it.
     """
-    X, y = check_Xy(X, y)
+    X, y = check_pair(X, y)
     lams = check_lam_grid(lams)
     pairs = resolve_folds(folds, len(y))
     E = np.empty((len(pairs), lams.size))
@@ -222,7 +208,7 @@ def ridge_fit_path(X: ArrayLike, y: ArrayLike, lams: ArrayLike, *, fit_intercept
         Column l is the coefficient vector (original scale) at ``lams[l]``, so
         predictions at new points are ``intercepts + X_new @ coefs``.
     """
-    X, y = check_Xy(X, y)
+    X, y = check_pair(X, y)
     lams = check_lam_grid(lams)
     a, B = ridge_svd_path(X[None], y[None], lams, fit_intercept=fit_intercept,
                           standardize=standardize)

@@ -29,12 +29,11 @@ import warnings
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._linalg import check_gram, dot, eigh_owned, pinv_mask
+from .._linalg import dot, eigh_owned, pinv_mask
 from .._validation import (
     check_eigenvalues_psd,
     check_lam_grid,
-    check_same_length,
-    check_vector,
+    check_pair,
     finite_result,
     rank_tol,
 )
@@ -47,9 +46,7 @@ __all__ = ["krr_path", "krr_loo"]
 # ---------------------------------------------------------------------------
 def _prepare(K: ArrayLike, y: ArrayLike, lams: ArrayLike
              ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    K = check_gram(K, "K")
-    y = check_vector(y, "y")
-    check_same_length(K, y, "K", "y")
+    K, y = check_pair(K, y, ("K", "y"), matrix="gram")
     return K, y, check_lam_grid(lams)
 
 

@@ -10,7 +10,7 @@ sheet) choose the length scale and :math:`\\lambda` this way.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Collection
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -20,11 +20,10 @@ from .._folds import Folds, resolve_folds
 from .._validation import (
     check_kernel,
     check_lam_grid,
-    check_matrix,
-    check_same_length,
+    check_pair,
     check_symmetric,
-    check_vector,
     finite_result,
+    validate_args,
 )
 from ..krr import KernelRidge
 from .krr_cv import _cv_errors
@@ -65,8 +64,9 @@ class KRRTuningTable:
 
 
 @finite_result
+@validate_args({"kernel_factory": ["kernel factory"], "params": ["non-empty collection"]})
 def tune_krr(X: ArrayLike, y: ArrayLike, kernel_factory: Callable[[Any], Callable[..., Any]],
-             params: Iterable[Any], lams: ArrayLike,
+             params: Collection[Any], lams: ArrayLike,
              folds: Folds = 5) -> tuple[KernelRidge, KRRTuningTable]:
     """Choose a kernel hyper-parameter and the penalty by v-fold cross-validation.
 
@@ -83,7 +83,7 @@ def tune_krr(X: ArrayLike, y: ArrayLike, kernel_factory: Callable[[Any], Callabl
     kernel_factory : callable
         ``kernel_factory(p)`` returns a kernel callable ``k(X, Y=None)``, e.g.
         ``lambda ell: kmlib.kernels.gaussian(ell)``.
-    params : iterable
+    params : list, tuple or array
         Kernel hyper-parameters to try (at least one).
     lams : float or array of shape (L,)
         Penalties :math:`\\lambda \\ge 0` to try.
@@ -111,26 +111,8 @@ def tune_krr(X: ArrayLike, y: ArrayLike, kernel_factory: Callable[[Any], Callabl
     >>> table.cv.shape
     (3, 7)
     """
-    X = check_matrix(X, "X")
-    y = check_vector(y, "y")
-    check_same_length(X, y, "X", "y")
-    if not callable(kernel_factory):
-        raise ValueError(
-            "kernel_factory must be a callable p -> kernel, e.g. "
-            f"lambda s: kmlib.kernels.gaussian(s); got {type(kernel_factory).__name__}"
-        )
-    try:
-        if isinstance(params, (str, bytes)):
-            raise TypeError
-        params = list(params)
-    except TypeError:
-        raise ValueError(
-            f"params must be a non-empty sequence of kernel parameters; got {params!r}"
-        ) from None
-    if not params:
-        raise ValueError(
-            "params must be a non-empty sequence of kernel parameters; got an empty one"
-        )
+    X, y = check_pair(X, y)
+    params = list(params)
     lams = check_lam_grid(lams)
     n = y.shape[0]
     pairs = resolve_folds(folds, n)

@@ -13,14 +13,9 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from .._folds import Folds
 from .._validation import (
-    check_feature_names,
     check_finite_result,
-    check_fitted,
-    check_matrix,
-    check_n_features,
-    check_same_length,
-    check_vector,
-    check_Xy,
+    check_pair,
+    check_predict_input,
     finite_result,
     warn_column_y,
 )
@@ -53,9 +48,7 @@ def stack(P: ArrayLike, y: ArrayLike) -> np.ndarray:
     -------
     w : ndarray of shape (L,), entries >= 0
     """
-    P = check_matrix(P, "P", allow_1d=False)
-    y = check_vector(y, "y")
-    check_same_length(P, y, "P", "y")
+    P, y = check_pair(P, y, ("P", "y"), matrix="2d")
     w, _ = scipy.optimize.nnls(P, y, maxiter=50 * P.shape[1])
     return w
 
@@ -103,10 +96,9 @@ class StackedRidge(RegressorMixin, BaseEstimator):
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "StackedRidge":
         """Fit the stacked predictor; returns ``self``."""
-        validate_params(self)
-        check_feature_names(self, X, reset=True)
+        validate_params(self, X)
         warn_column_y(y)
-        X, y = check_Xy(X, y)
+        X, y = check_pair(X, y)
         opts = dict(fit_intercept=self.fit_intercept, standardize=self.standardize)
         self.oof_ = oof_predictions(X, y, self.lams, self.folds, **opts)
         self.cv_ = np.mean((y[:, None] - self.oof_) ** 2, axis=0)
@@ -121,8 +113,5 @@ class StackedRidge(RegressorMixin, BaseEstimator):
     @finite_result
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Stacked predictions at the rows of ``X``."""
-        check_fitted(self, "coef_")
-        check_feature_names(self, X, reset=False)
-        X = check_matrix(X, "X")
-        check_n_features(self, X)
+        X = check_predict_input(self, X, "coef_")
         return self.intercept_ + X @ self.coef_

@@ -1,8 +1,6 @@
 """Shared private helpers of the ridge modules: input checks and the linear solvers."""
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from scipy import linalg as sla
 from scipy.linalg import lapack
@@ -78,8 +76,3 @@ def _cholesky_solve(X: np.ndarray, Y: np.ndarray, lam: float,
         return None
     return lapack.dpotrs(c, X.T @ Y)[0] if p <= n else X.T @ lapack.dpotrs(c, Y)[0]
 
-
-def _check_method(method: Any) -> str:
-    if method not in _METHODS:
-        raise ValueError(f"method must be one of {_METHODS}; got {method!r}")
-    return method

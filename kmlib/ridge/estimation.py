@@ -16,22 +16,20 @@ from .._linalg import rank_deficiency_error
 from .._ridge import pow2_scale, ridge_svd_path, shrinkage, standardize_columns
 from .._validation import (
     as_float_array,
-    check_feature_names,
     check_finite_result,
-    check_fitted,
     check_lam,
     check_matrix,
-    check_n_features,
+    check_pair,
+    check_predict_input,
     check_same_length,
     check_sample_weight,
     check_vector,
-    check_Xy,
     finite_result,
     rank_tol,
     validate_params,
 )
-from .._validation.params import NONNEGATIVE, validate_args
-from ._core import _check_method, _cholesky_solve, _solve_many
+from .._validation.params import NONNEGATIVE, Options, validate_args
+from ._core import _METHODS, _cholesky_solve, _solve_many
 from .spectral import (
     standardize,
 )
@@ -70,7 +68,7 @@ def ols(X: ArrayLike, y: ArrayLike) -> np.ndarray:
     ValueError
         If ``X`` lacks full column rank (including ``p > n``); use :func:`ridge`.
     """
-    X, y = check_Xy(X, y)
+    X, y = check_pair(X, y)
     n, p = X.shape
     if p > n:
         raise rank_deficiency_error(X, "ordinary least squares")
@@ -84,7 +82,7 @@ def ols(X: ArrayLike, y: ArrayLike) -> np.ndarray:
 
 
 @finite_result
-@validate_args({"lam": [NONNEGATIVE]})
+@validate_args({"lam": [NONNEGATIVE], "method": [Options(*_METHODS)]})
 def ridge(X: ArrayLike, y: ArrayLike, lam: float,
           method: Literal["svd", "primal", "dual"] = "svd") -> np.ndarray:
     """Ridge coefficients ``(X^T X + lam I)^{-1} X^T y`` (no intercept, no scaling).
@@ -119,8 +117,8 @@ def ridge(X: ArrayLike, y: ArrayLike, lam: float,
         On invalid input, an unknown ``method``, or ``lam = 0`` with a method
         that cannot handle it.
     """
-    X, y = check_Xy(X, y)
-    return _solve_many(X, y[:, None], lam, _check_method(method))[:, 0]
+    X, y = check_pair(X, y)
+    return _solve_many(X, y[:, None], lam, method)[:, 0]
 
 
 @finite_result
@@ -144,7 +142,7 @@ def ridge_path(X: ArrayLike, y: ArrayLike, lams: ArrayLike) -> np.ndarray:
         Column ``l`` is ``ridge(X, y, lams[l])`` (the penalty is the last axis of every
         path in kmlib, as in :func:`kmlib.model_selection.ridge_fit_path`).
     """
-    X, y = check_Xy(X, y)
+    X, y = check_pair(X, y)
     lams = np.atleast_1d(check_lam(lams, "lams", allow_array=True))
     return ridge_svd_path(X[None], y[None], lams, fit_intercept=False, standardize=False)[1][0]
 
@@ -165,7 +163,7 @@ def fitted_values_path(X: ArrayLike, y: ArrayLike, lams: ArrayLike) -> np.ndarra
     fitted : ndarray of shape (n, L)
         Column ``l`` is ``X @ ridge(X, y, lams[l])``.
     """
-    X, y = check_Xy(X, y)
+    X, y = check_pair(X, y)
     lams = np.atleast_1d(check_lam(lams, "lams", allow_array=True))
     s = pow2_scale(X)                   # 1, or a power of two that keeps d**2 finite
     U, d, _ = np.linalg.svd(X / s if s != 1.0 else X, full_matrices=False)
@@ -199,7 +197,7 @@ def ridge_augmented(X: ArrayLike, y: ArrayLike, lam: float, *, fit_intercept: bo
     beta : ndarray of shape (p,)
         The fitted coefficients.
     """
-    X, y = check_Xy(X, y)
+    X, y = check_pair(X, y)
     n, p = X.shape
     ones = np.ones((n, 1)) if fit_intercept else np.zeros((n, 0))
     top = np.hstack([ones, X])
@@ -282,9 +280,8 @@ class RidgeRegression(RegressorMixin, BaseEstimator):
         -------
         self : RidgeRegression
         """
-        validate_params(self)
+        validate_params(self, X)
         lam = float(self.lam)
-        check_feature_names(self, X, reset=True)
         X = check_matrix(X, "X")
         y = as_float_array(y, "y")
         multi = y.ndim == 2 and y.shape[1] != 1
@@ -329,8 +326,5 @@ class RidgeRegression(RegressorMixin, BaseEstimator):
         -------
         ndarray of shape (m,), or (m, k) for k outputs
         """
-        check_fitted(self, "coef_")
-        check_feature_names(self, X, reset=False)
-        X = check_matrix(X, "X")
-        check_n_features(self, X)
+        X = check_predict_input(self, X, "coef_")
         return X @ self.coef_.T + self.intercept_

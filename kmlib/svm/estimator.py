@@ -18,7 +18,6 @@ from .._estimator_inputs import (
 )
 from .._linalg import one_blas_thread
 from .._validation import (
-    check_feature_names,
     check_gram_psd,
     check_sample_weight,
     finite_result,
@@ -151,9 +150,8 @@ class KernelSVM(BinaryKernelClassifier):
         -------
         self : KernelSVM
         """
-        validate_params(self)
+        validate_params(self, X)
         C, tol, max_iter = float(self.C), float(self.tol), int(self.max_iter)
-        check_feature_names(self, X, reset=True)
         K, X_fit, y, classes = fit_inputs(self.kernel, X, y, need_gram=False)
         if X_fit is None:
             K = np.ascontiguousarray(K)

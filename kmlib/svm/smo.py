@@ -12,12 +12,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._blocks import DIAG_BLOCK, block_rows, gen_blocks
-from .._estimator_inputs import check_both_labels, check_symmetric, gram
+from .._estimator_inputs import check_both_labels, gram
 from .._validation import (
-    check_gram_psd,
-    check_labels,
-    check_same_length,
-    check_square,
+    check_pair,
     finite_result,
 )
 from .._validation.params import POSITIVE, POSITIVE_INT, validate_args
@@ -69,11 +66,7 @@ def smo_solve(K: ArrayLike, y: ArrayLike, C: float, tol: float = 1e-3,
         dual objective :math:`\sum_i a_i - \tfrac12 a^\top Q a` at ``a``, the number of
         two-variable updates and whether the stopping rule was met within ``max_iter``.
     """
-    K = check_square(K, "K")
-    y = check_labels(y)
-    check_same_length(K, y, "K", "y")
-    check_symmetric(K, "K")
-    check_gram_psd(K, "K", who="smo_solve")
+    K, y = check_pair(K, y, ("K", "y"), matrix="gram", labels=True, who="smo_solve")
     check_both_labels(y)
     return _smo(_Rows.of_matrix(np.ascontiguousarray(K)), y, float(C), float(tol), int(max_iter))
 

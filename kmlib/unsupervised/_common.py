@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_matrix
+from .._validation import check_matrix, check_same_length, check_same_width
 
 
 def samples(X: ArrayLike, Y: ArrayLike, min_rows: int, why: str, *, same_d: bool = True,
@@ -14,12 +14,10 @@ def samples(X: ArrayLike, Y: ArrayLike, min_rows: int, why: str, *, same_d: bool
     for A, name in ((X, "X"), (Y, "Y")):
         if len(A) < min_rows:
             raise ValueError(f"{name} must have at least {min_rows} samples ({why}); got {len(A)}")
-    if same_d and X.shape[1] != Y.shape[1]:
-        raise ValueError("X and Y must have the same number of features (columns); "
-                         f"got {X.shape[1]} and {Y.shape[1]}")
-    if same_n and len(X) != len(Y):
-        raise ValueError("X and Y must have the same number of samples (paired rows); "
-                         f"got {len(X)} and {len(Y)}")
+    if same_d:
+        check_same_width(X, Y)
+    if same_n:
+        check_same_length(X, Y, "X", "Y (paired rows)")
     return X, Y
 
 

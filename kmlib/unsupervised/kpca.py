@@ -27,7 +27,6 @@ from .._linalg import dot, psd_eigenpairs, psd_rtol
 from .._typing import KernelFunc
 from .._validation import (
     NotFittedError,
-    check_feature_names,
     check_fitted,
     check_gram_psd,
     check_matrix,
@@ -138,13 +137,12 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             If ``X`` or a hyper-parameter is invalid, the Gram matrix is not symmetric
             positive semi-definite, or its centred version is zero (no component).
         """
-        validate_params(self)
+        validate_params(self, X)
         pre, r = is_precomputed(self.kernel), self.n_components
         if self.fit_inverse_transform and pre:
             raise ValueError("fit_inverse_transform=True needs the input points; it cannot be "
                              "used with kernel='precomputed'")
         alpha = float(self.alpha)
-        check_feature_names(self, X, reset=True)
         X = check_square(X, "X") if pre else check_matrix(X, "X", accept_sparse=True)
         if self.fit_inverse_transform and scipy.sparse.issparse(X):
             raise TypeError("KernelPCA(fit_inverse_transform=True) cannot use a sparse X (it "
@@ -226,9 +224,7 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         -------
         ndarray of shape (m, r)
         """
-        check_fitted(self, "eigenvectors_")
-        check_feature_names(self, X, reset=False)
-        Kx = prediction_gram(self, X, self.X_fit_, len(self.eigenvectors_))
+        Kx = prediction_gram(self, X, "eigenvectors_")
         Kx = Kx - Kx.mean(axis=1, keepdims=True) - self._col_means + self._grand_mean
         lam = self.eigenvalues_
         scaled = np.zeros_like(self.eigenvectors_)           # zero eigenvalue: zero column
