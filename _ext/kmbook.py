@@ -672,6 +672,281 @@ def _visit_displaymath(self, node) -> None:
     raise nodes.SkipNode
 
 
+# ------------------------------------------------------------------ one stylesheet
+# A page of the theme asks for thirteen stylesheets (the theme's, Sphinx's, each
+# extension's), one of them behind an @import, and for the Font Awesome web font
+# (156 KB of which the book draws about twenty icons). A phone's browser paints nothing
+# before every stylesheet has arrived, one round trip after another. The book's pages ask
+# for one stylesheet instead: the same files in the same order, joined and minified when
+# the site is built, with Font Awesome's icon rules and its fonts cut down to the icons
+# the theme's templates, the book's templates and the site's scripts name (the build
+# fails when a page shows an icon outside that set, see _check_icons). The page's
+# css_files (Sphinx's page context) become that one file; _templates/layout.html
+# writes the theme's head without its separate stylesheets and script preloads.
+
+# Stylesheets that the theme's head writes before Sphinx's (pydata-sphinx-theme's
+# webpack-macros.html, head_pre_assets; theme.css only @imports ../basic.css)
+THEME_PRE_CSS = ("styles/theme.css", "styles/pydata-sphinx-theme.css")
+# sphinx-thebe's stylesheet styles live-kernel buttons the book does not show (_drop_thebe)
+_UNUSED_CSS = ("sphinx-thebe.css",)
+_PUA = (0xE000, 0xF8FF)  # Font Awesome's icons are private-use characters
+_bundles: dict[tuple, str] = {}
+_icon_font: dict[tuple, str] = {}
+
+
+def _minify_css(css: str) -> str:
+    """Comments and layout whitespace out; strings and url()s are left as written."""
+    import re
+
+    out = []
+    # read from the left: a comment, a string or a url(...) is taken whole, whichever
+    # starts first (so a quote inside a comment starts no string)
+    token = re.compile(r'(/\*.*?\*/)|("(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|url\([^)]*\))',
+                       re.S)
+    pos = 0
+
+    def squeeze(part: str) -> str:
+        part = re.sub(r"\s+", " ", part)
+        return re.sub(r"\s*([{};,>])\s*", r"\1", part)
+
+    for match in token.finditer(css):
+        out.append(squeeze(css[pos:match.start()]))
+        if match.group(2):
+            out.append(match.group(2))
+        pos = match.end()
+    out.append(squeeze(css[pos:]))
+    return "".join(out).replace(";}", "}").strip()
+
+
+def _inline_css(static: Path, rel: str, seen: set) -> str:
+    """A stylesheet of ``_static``, its @imports inlined, its url()s relative to ``_static``.
+
+    The joined file is written into ``_static``.
+    """
+    import posixpath
+    import re
+
+    rel = rel.split("?", 1)[0]
+    if rel in seen:
+        return ""
+    seen.add(rel)
+    text = (static / rel).read_text(encoding="utf-8")
+    folder = posixpath.dirname(rel)
+
+    def rebase(url: str) -> str:
+        url = url.strip().strip("'\"")
+        if re.match(r"^([a-z]+:|/|#)", url):
+            return url
+        return posixpath.normpath(posixpath.join(folder, url)) if folder else url
+
+    def imported(match) -> str:
+        return _inline_css(static, rebase(match.group(1) or match.group(2)), seen)
+
+    text = re.sub(r'@import\s+(?:url\(\s*["\']?([^"\')]+)["\']?\s*\)|["\']([^"\']+)["\'])\s*;',
+                  imported, text)
+    text = re.sub(r"url\(\s*([^)]*?)\s*\)",
+                  lambda m: m.group(0) if m.group(1).strip("'\"").startswith("data:")
+                  else f'url("{rebase(m.group(1))}")', text)
+    return text + "\n"
+
+
+def _icon_names(app) -> set[str]:
+    """Every Font Awesome icon the site can show.
+
+    Those named in the theme's and the book's templates, the themes' Python code (their
+    buttons), the theme options and the site's scripts.
+    """
+    import importlib.util
+    import re
+
+    pattern = re.compile(r"\bfa-[a-z0-9]+(?:-[a-z0-9]+)*")
+    names: set[str] = set()
+    folders = [Path(app.srcdir) / "_templates"]
+    for package in ("pydata_sphinx_theme", "sphinx_book_theme"):
+        folders.append(Path(importlib.util.find_spec(package).origin).parent)
+    for folder in folders:
+        for path in folder.rglob("*"):
+            if path.suffix in {".html", ".py", ".js"} and "vendor" not in path.parts \
+                    and not path.name.endswith(".min.js"):
+                names |= set(pattern.findall(path.read_text(encoding="utf-8", errors="ignore")))
+    for path in (Path(app.outdir) / "_static").glob("*.js"):
+        names |= set(pattern.findall(path.read_text(encoding="utf-8", errors="ignore")))
+    names |= set(pattern.findall(repr(app.config.html_theme_options)))
+    return names
+
+
+def _prune_icons(css: str, keep: set[str]) -> str:
+    """Font Awesome's ``.fa-NAME:before{content:...}`` rules of the kept icons only."""
+    import re
+
+    def rule(match) -> str:
+        names = re.findall(r"\.(fa-[a-z0-9-]+)::?before", match.group(1))
+        return match.group(0) if keep.intersection(names) else ""
+
+    return re.sub(r"((?:\.fa-[a-z0-9-]+::?before,?)+)\{content:[^}]*\}", rule, css)
+
+
+def _icon_fonts(css: str, static: Path, out: Path, written: list[str]) -> str:
+    """Font Awesome's fonts cut down to the icons the stylesheet still draws.
+
+    Written as WOFF (zlib: no Brotli needed), with ``font-display: swap``; a font none
+    of the icons is in is dropped.
+    """
+    import hashlib
+    import re
+
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    def chars(text: str) -> set[int]:
+        found = {ord(c) for c in text if _PUA[0] <= ord(c) <= _PUA[1]}
+        found |= {int(h, 16) for h in re.findall(r"\\([0-9a-fA-F]{4,5})", text)
+                  if _PUA[0] <= int(h, 16) <= _PUA[1]}
+        return found
+
+    wanted = chars(re.sub(r"@font-face\{[^}]*\}", "", css))
+
+    def face(match) -> str:
+        block = match.group(0)
+        ttf = re.search(r'url\("([^"]+\.ttf)"\)', block)
+        if not ttf or not (static / ttf.group(1)).is_file():
+            return block
+        font = TTFont(static / ttf.group(1))
+        codes = sorted(wanted & set(font.getBestCmap()))
+        if not codes:
+            return ""
+        options = subset.Options()
+        options.flavor = "woff"
+        options.layout_features = []
+        options.name_IDs = []
+        options.notdef_outline = True
+        subsetter = subset.Subsetter(options)
+        subsetter.populate(unicodes=codes)
+        subsetter.subset(font)
+        target = out / "_static" / (Path(ttf.group(1)).stem + ".kmbook.woff")
+        font.flavor = "woff"
+        font.save(target)
+        digest = hashlib.sha256(target.read_bytes()).hexdigest()[:8]
+        written.append(f"{target.name}?v={digest}")
+        block = re.sub(r"src:[^;}]*", f'src:url("{target.name}?v={digest}") format("woff")', block)
+        return re.sub(r"font-display:\s*\w+", "font-display:swap", block)
+
+    return re.sub(r"@font-face\{[^}]*\}", face, css)
+
+
+def _write_stylesheet(app, key: tuple) -> None:
+    """Join, minify and cut down the stylesheets ``key`` names, into ``_bundles[key]``."""
+    static = Path(app.outdir) / "_static"
+    css = _minify_css("".join(_inline_css(static, rel, set()) for rel in key))
+    names = _icon_names(app)
+    css = _prune_icons(css, names)
+    fonts: list[str] = []
+    css = _icon_fonts(css, static, Path(app.outdir), fonts)
+    (static / _bundles[key]).write_text(css, encoding="utf-8")
+    # the solid icons (the header's) are preloaded: they are part of the first paint
+    _icon_font[key] = next((f for f in fonts if "solid" in f), "")
+    app.env.kmbook_icon_names = names
+
+
+def _rewrite_stylesheets(app, exception) -> None:
+    """Join the stylesheets again once the build is over.
+
+    pydata-sphinx-theme writes the final ``pygments.css`` (light and dark code colours)
+    when the build finishes (its own build-finished handler, which runs before this one).
+    """
+    if exception is None and app.builder.format == "html":
+        for key in _bundles:
+            _write_stylesheet(app, key)
+
+
+def _one_stylesheet(app, pagename, templatename, context, doctree) -> None:
+    """The page's stylesheets as one file (see the section's comment above)."""
+    import hashlib
+
+    from sphinx.builders.html._assets import _CascadingStyleSheet
+
+    if app.builder.format != "html" or "css_files" not in context:
+        return
+    joined, rest = list(THEME_PRE_CSS), []
+    for css in context["css_files"]:
+        name = str(getattr(css, "filename", css) or "")
+        attributes = getattr(css, "attributes", {}) or {}
+        if name.startswith("_static/") and "://" not in name \
+                and attributes.get("rel", "stylesheet") == "stylesheet" \
+                and attributes.get("media", "all") in {"all", "screen, print"}:
+            rel = name[len("_static/"):].split("?", 1)[0]
+            if rel not in _UNUSED_CSS:
+                joined.append(rel)
+        else:
+            rest.append(css)
+    key = tuple(joined)
+    if key not in _bundles:
+        # named after the files it joins (a page that is not written again keeps its link);
+        # the link's ?v= checksum (Sphinx's) changes with its content
+        _bundles[key] = f"kmbook-site-{hashlib.sha256(repr(key).encode()).hexdigest()[:8]}.css"
+        _write_stylesheet(app, key)
+    context["kmbook_icon_font"] = _icon_font[key]
+    context["css_files"] = [_CascadingStyleSheet(f"_static/{_bundles[key]}",
+                                                 rel="stylesheet", type="text/css")] + rest
+
+
+def _inline_documentation_options(app, pagename, templatename, context, doctree) -> None:
+    """Sphinx's ``documentation_options.js`` (a dozen settings) written into the page.
+
+    It is the one script the page must run before the inline ``pagename`` line after it
+    (so it cannot be deferred); fetched as a file it costs a phone a round trip before
+    the first paint.
+    """
+    from sphinx.builders.html._assets import _JavaScript
+
+    scripts = context.get("script_files")
+    path = Path(app.outdir) / "_static" / "documentation_options.js"
+    if not scripts or not path.is_file():
+        return
+    body = path.read_text(encoding="utf-8").strip()
+    context["script_files"] = [
+        _JavaScript(None, priority=getattr(s, "priority", 500), body=body)
+        if str(getattr(s, "filename", s) or "").startswith("_static/documentation_options.js")
+        else s for s in scripts]
+
+
+# docutils' HTML5 writer adds this to every page's meta tags; Sphinx's basic layout
+# writes its own viewport line before them
+DOCUTILS_VIEWPORT = '<meta name="viewport" content="width=device-width, initial-scale=1" />\n'
+
+
+def _one_viewport(app, pagename, templatename, context, doctree) -> None:
+    """One ``<meta name="viewport">`` per page: docutils' copy leaves ``metatags``.
+
+    (The theme's copy is left out by _templates/layout.html.)
+    """
+    if context.get("metatags"):
+        context["metatags"] = context["metatags"].replace(DOCUTILS_VIEWPORT, "")
+
+
+def _check_icons(app, exception) -> None:
+    """Fail the (strict) build when a page shows an icon the joined stylesheet left out."""
+    import re
+
+    if exception is not None or app.builder.format != "html" or not _bundles:
+        return
+    from sphinx.util import logging
+
+    known = getattr(app.env, "kmbook_icon_names", set())
+    shown: dict[str, str] = {}
+    for page in Path(app.outdir).rglob("*.html"):
+        if "_static" in page.parts or "_sources" in page.parts:
+            continue
+        for classes in re.findall(r'class="([^"]*\bfa-[^"]*)"', page.read_text(encoding="utf-8")):
+            for name in re.findall(r"\bfa-[a-z0-9-]+", classes):
+                shown.setdefault(name, str(page.relative_to(app.outdir)))
+    for name, page in sorted(shown.items()):
+        if name not in known:
+            logging.getLogger(__name__).warning(
+                f"icon {name} (on {page}) is not in the site's icon font: name it in a "
+                "template under _templates/ or extend _icon_names in _ext/kmbook.py")
+
+
 # ------------------------------------------------------------------ site facts
 PDF_NAME = "kernel-methods-book.pdf"
 
@@ -748,7 +1023,6 @@ def _site_context(app, pagename, templatename, context, doctree) -> None:
     context["kmbook_pdf_size"] = config.kmbook_pdf_size
     context["kmbook_pdf_name"] = PDF_NAME
     context["kmbook_repository_url"] = config.kmbook_repository_url
-    context["kmbook_without_fontawesome"] = _without_fontawesome
     context["kmbook_colab_url"] = context["kmbook_binder_url"] = ""
     parts = _github_parts(config.kmbook_repository_url)
     notebook = context.get("ipynb_source")
@@ -760,14 +1034,6 @@ def _site_context(app, pagename, templatename, context, doctree) -> None:
             f"https://colab.research.google.com/github/{org}/{repo}/blob/{branch}/{path}")
         context["kmbook_binder_url"] = (
             f"https://mybinder.org/v2/gh/{org}/{repo}/{branch}?urlpath=lab/tree/{path}")
-
-
-def _without_fontawesome(html: str) -> str:
-    """The theme's head assets without ``scripts/fontawesome.js`` (see _templates/layout.html)."""
-    import re
-
-    return re.sub(r'<script src="[^"]*_static/scripts/fontawesome\.js[^"]*"></script>\s*', "",
-                  str(html))
 
 
 def install_cell(site_url: str, version: str):
@@ -831,6 +1097,12 @@ def setup(app):
     app.connect("html-page-context", _drop_thebe, priority=502)
     app.connect("html-page-context", _defer_scripts, priority=504)
     app.connect("doctree-resolved", _lazy_images)
+    # after every extension has added its stylesheets and scripts
+    app.connect("html-page-context", _one_stylesheet, priority=900)
+    app.connect("html-page-context", _inline_documentation_options, priority=900)
+    app.connect("html-page-context", _one_viewport)
+    app.connect("build-finished", _rewrite_stylesheets, priority=900)
+    app.connect("build-finished", _check_icons, priority=901)
     app.connect("html-page-context", _accessible_body, priority=502)
     app.connect("doctree-read", _unique_proof_ids)
     app.connect("build-finished", _write_downloads)
