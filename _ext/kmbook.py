@@ -947,6 +947,65 @@ def _check_icons(app, exception) -> None:
                 "template under _templates/ or extend _icon_names in _ext/kmbook.py")
 
 
+# ------------------------------------------------------------------ code highlighting
+# Pygments wraps every token of a code cell in a <span>: a chapter's code is 5,000 to
+# 8,000 of them, a third of the page's elements, which a phone styles and lays out before
+# it paints. Names, punctuation and whitespace are drawn in the code's plain colour by the
+# theme's light and dark styles alike, so their tokens are written as plain text (a
+# Pygments filter on the book's Python lexers, registered with Sphinx's app.add_lexer);
+# tokens of the same kind that follow each other share one span, as Pygments writes them.
+PLAIN_LEXERS = ("python", "ipython3", "ipython")
+_plain_tokens: set = set()
+
+
+def _plain_token_types(app) -> None:
+    """The token types both code colour styles of the theme draw like plain text."""
+    from pygments.styles import get_style_by_name
+    from pygments.token import STANDARD_TYPES, Token
+
+    try:
+        options = app.builder.theme.get_options(app.config.html_theme_options)
+    except Exception:  # noqa: BLE001 - a builder without a theme (LaTeX): nothing to do
+        return
+    names = [options.get("pygments_light_style"), options.get("pygments_dark_style")]
+    if not all(names):
+        return
+    styles = [get_style_by_name(name) for name in names]
+    keys = ("color", "bold", "italic", "underline", "bgcolor", "border")
+
+    def look(style, ttype):
+        found = style.style_for_token(ttype)
+        return tuple(found[k] for k in keys)
+
+    _plain_tokens.clear()
+    for ttype in STANDARD_TYPES:
+        if ttype is not Token and all(look(st, ttype) == look(st, Token.Text) for st in styles):
+            _plain_tokens.add(ttype)
+
+
+def _plain_lexer(alias: str):
+    """The Pygments lexer of ``alias`` with plain-looking tokens written as plain text."""
+    from pygments.filter import Filter
+    from pygments.lexers import get_lexer_by_name
+    from pygments.token import Token
+
+    class PlainLooking(Filter):
+        def filter(self, lexer, stream):
+            for ttype, value in stream:
+                yield (Token.Text if ttype in _plain_tokens else ttype), value
+
+    base = type(get_lexer_by_name(alias))
+
+    class Lexer(base):
+        def __init__(self, **options):
+            options.setdefault("stripnl", False)  # as Sphinx's own Python lexer
+            super().__init__(**options)
+            self.add_filter(PlainLooking())
+
+    Lexer.__name__ = f"Plain{base.__name__}"
+    return Lexer
+
+
 # ------------------------------------------------------------------ site facts
 PDF_NAME = "kernel-methods-book.pdf"
 
@@ -1087,6 +1146,9 @@ def setup(app):
     # page's plain notebook there
     app.add_config_value("kmbook_site_branch", "gh-pages", "html")
     app.connect("config-inited", _site_facts)
+    app.connect("builder-inited", _plain_token_types)
+    for alias in PLAIN_LEXERS:
+        app.add_lexer(alias, _plain_lexer(alias))
     app.add_search_language(_search_language())
     app.add_html_math_renderer("kmbook_mathml", (_visit_math, None), (_visit_displaymath, None))
     app.connect("html-page-context", _site_context, priority=503)
