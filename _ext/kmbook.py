@@ -396,9 +396,7 @@ def _page_text(doctree) -> str:
                                nodes.literal_block)):
             return  # code is not an excerpt: the text around it is
         else:
-            block = not isinstance(node, (nodes.emphasis, nodes.strong, nodes.literal,
-                                          nodes.reference, nodes.subscript,
-                                          nodes.superscript, nodes.title_reference))
+            block = not isinstance(node, nodes.Inline)
             if block:
                 parts.append(" ")
             for child in node.children:
@@ -410,13 +408,36 @@ def _page_text(doctree) -> str:
     return " ".join("".join(parts).split())
 
 
+def _search_text_folder(app) -> Path:
+    return Path(app.outdir).parent / ".kmbook-search-text"
+
+
+def _collect_search_text(app, doctree, docname) -> None:
+    """A written page's text, its cross-references resolved ("Figure 4.2", not a label).
+
+    Kept next to the output folder, one file per page, so that a later build that writes
+    only some pages still has every page's text.
+    """
+    if app.builder.format != "html":
+        return
+    folder = _search_text_folder(app)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / (docname.replace("/", "__") + ".txt")).write_text(_page_text(doctree),
+                                                                encoding="utf-8")
+
+
 def _write_search_text(app) -> None:
     """``_static/kmbook-search-text.js``: every page's text for the search excerpts."""
     import json
 
     texts = {}
+    folder = _search_text_folder(app)
     for doc in sorted(app.env.found_docs):
-        try:
+        saved = folder / (doc.replace("/", "__") + ".txt")
+        if saved.is_file():
+            texts[doc] = saved.read_text(encoding="utf-8")
+            continue
+        try:  # a page written before the text was kept: its unresolved text
             texts[doc] = _page_text(app.env.get_doctree(doc))
         except FileNotFoundError:  # a page Sphinx did not write
             continue
@@ -1159,6 +1180,7 @@ def setup(app):
     app.connect("html-page-context", _drop_thebe, priority=502)
     app.connect("html-page-context", _defer_scripts, priority=504)
     app.connect("doctree-resolved", _lazy_images)
+    app.connect("doctree-resolved", _collect_search_text)
     # after every extension has added its stylesheets and scripts
     app.connect("html-page-context", _one_stylesheet, priority=900)
     app.connect("html-page-context", _inline_documentation_options, priority=900)
