@@ -137,32 +137,52 @@ def _drop_print_button(app, pagename, templatename, context, doctree) -> None:
                                 if b.get("label") != "download-pdf-button"]
 
 
-def _accessible_body(app, pagename, templatename, context, doctree) -> None:
-    """Fix two accessibility faults of the page body that come from the book's packages.
-
-    Both are written as fixed strings by the packages' HTML visitors (no node or option
-    controls them), so the fix is a replacement of exactly that string;
-    ``tests/test_site.py::test_theme_hooks_still_hold`` fails when a package upgrade
-    changes it. They belong upstream, in myst-nb and docutils.
-
-    * myst-nb (``sphinx_.py``, the hide-input visitor) labels the "Show code cell source"
-      toggles ``aria-label="Toggle hidden content"``, a name that does not contain their
-      visible text (axe label-content-name-mismatch): the label goes, the visible text
-      names them;
-    * docutils (``_html_base.py``, visit_citation) marks bibliography entries
-      ``role="doc-biblioentry"``, deprecated in DPUB-ARIA 1.1 (aria-deprecated-role),
-      inside a ``role="list"``: they become ``role="listitem"``.
-    """
-    body = context.get("body")
-    if not body:
-        return
-    body = body.replace(MYST_NB_SUMMARY, "<summary>")
-    body = body.replace(DOCUTILS_BIBLIOENTRY, 'role="listitem"')
-    context["body"] = body
-
-
+# Two accessibility faults of the page body come from the HTML visitors of the book's
+# packages, which write them as fixed text (no node attribute or option controls them).
+# The book registers its own visitor for those two nodes (Sphinx's app.add_node with
+# override=True): each is the package's visitor with the one fix, and
+# tests/test_site.py::test_theme_hooks_still_hold fails when a package upgrade changes the
+# package's visitor. Both fixes belong upstream, in myst-nb and in docutils.
 MYST_NB_SUMMARY = '<summary aria-label="Toggle hidden content">'
 DOCUTILS_BIBLIOENTRY = 'role="doc-biblioentry"'
+
+
+def _visit_hide_input(self, node) -> None:
+    """myst-nb's "Show code cell source" toggle, without its ``aria-label``.
+
+    myst-nb (``sphinx_.py``, visit_HideCellInput) labels the toggle "Toggle hidden
+    content", a name that does not contain its visible text (axe
+    label-content-name-mismatch); the visible text names it.
+    """
+    from html import escape
+
+    classes = " ".join(node["classes"])
+    self.body.append(f'<details class="admonition hide {classes}">\n')
+    self.body.append("<summary>\n")
+    self.body.append(f'<p class="collapsed admonition-title">{escape(node["prompt_show"])}</p>\n')
+    self.body.append(f'<p class="expanded admonition-title">{escape(node["prompt_hide"])}</p>\n')
+    self.body.append("</summary>\n")
+
+
+def _visit_citation(self, node) -> None:
+    """A bibliography entry as a list item of its list.
+
+    docutils (``_html_base.py``, visit_citation) marks it ``role="doc-biblioentry"``,
+    deprecated in DPUB-ARIA 1.1 (axe aria-deprecated-role), inside a ``role="list"``.
+    """
+    if not isinstance(node.previous_sibling(), type(node)):
+        self.body.append('<div role="list" class="citation-list">\n')
+    self.body.append(self.starttag(node, "div", classes=[node.tagname], role="listitem"))
+
+
+def _accessible_visitors(app) -> None:
+    from docutils import nodes
+    from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput
+    from sphinx.writers.html5 import HTML5Translator
+
+    app.add_node(HideCodeCellNode, override=True, html=(_visit_hide_input, depart_HideCellInput))
+    app.add_node(nodes.citation, override=True,
+                 html=(_visit_citation, HTML5Translator.depart_citation))
 
 
 def _unique_proof_ids(app, doctree) -> None:
@@ -1167,6 +1187,8 @@ def setup(app):
     # page's plain notebook there
     app.add_config_value("kmbook_site_branch", "gh-pages", "html")
     app.connect("config-inited", _site_facts)
+    # after myst-nb has registered its node (its setup runs before local extensions')
+    app.connect("builder-inited", _accessible_visitors)
     app.connect("builder-inited", _plain_token_types)
     for alias in PLAIN_LEXERS:
         app.add_lexer(alias, _plain_lexer(alias))
@@ -1187,7 +1209,6 @@ def setup(app):
     app.connect("html-page-context", _one_viewport)
     app.connect("build-finished", _rewrite_stylesheets, priority=900)
     app.connect("build-finished", _check_icons, priority=901)
-    app.connect("html-page-context", _accessible_body, priority=502)
     app.connect("doctree-read", _unique_proof_ids)
     app.connect("build-finished", _write_downloads)
     # after Sphinx's own numbering (TocTreeCollector, priority 500)
