@@ -397,8 +397,8 @@ def test_notebook_zip_has_a_readme():
 
 @pytest.mark.parametrize("page", [p for p in PAGES if _soup(p).find("body") is not None], ids=_rel)
 def test_page_loads_no_icon_script_and_no_math_script(page):
-    """Icons come from the theme's web font (fontawesome.js, 1.49 MB, is left out by
-    _templates/layout.html); formulas are MathML written at build time."""
+    """Icons come from a subset of the theme's icon font (fontawesome.js, 1.49 MB, is left
+    out by _templates/layout.html); formulas are MathML written at build time."""
     scripts = [s.get("src", "") for s in _soup(page).find_all("script")]
     assert not [s for s in scripts if "fontawesome" in s or "mathjax" in s.lower()], scripts
     assert not _soup(page).select("span.math:not(:has(math)), div.math:not(:has(math))"), (
@@ -406,6 +406,50 @@ def test_page_loads_no_icon_script_and_no_math_script(page):
     html = page.read_text(encoding="utf-8")
     assert "<mi>&</mi>" not in html and 'linebreak="newline"' not in html, (
         "an alignment or line break that the browser does not draw")
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if _soup(p).find("body") is not None], ids=_rel)
+def test_head_holds_one_stylesheet_one_viewport_and_no_blocking_script(page):
+    """What a phone waits for before the first paint: one stylesheet (the joined one),
+    no script file without defer or async (the search page's own scripts excepted), and
+    the viewport declared once."""
+    head = _soup(page).head
+    sheets = [link["href"] for link in head.find_all("link", rel="stylesheet")]
+    assert len(sheets) == 1 and "/kmbook-site-" in "/" + sheets[0], sheets
+    assert len(head.find_all("meta", attrs={"name": "viewport"})) == 1
+    blocking = [s["src"] for s in head.find_all("script", src=True)
+                if not s.has_attr("defer") and not s.has_attr("async")]
+    assert not blocking, f"render-blocking scripts: {blocking}"
+    css = (page.parent / sheets[0].split("?")[0]).read_text(encoding="utf-8")
+    assert "@import" not in css and "/*" not in css and "\n" not in css.strip()
+
+
+def test_icon_font_subset_draws_every_icon_a_page_shows():
+    """Every Font Awesome icon a page shows has its glyph in the site's cut-down icon font
+    and its rule in the joined stylesheet (the full fonts are not used)."""
+    import re
+
+    from fontTools.ttLib import TTFont
+
+    css = next((HTML / "_static").glob("kmbook-site-*.css")).read_text(encoding="utf-8")
+    assert "fa-solid-900.woff2" not in css and "fa-solid-900.kmbook.woff" in css
+    glyphs = set(TTFont(HTML / "_static" / "fa-solid-900.kmbook.woff").getBestCmap())
+    brands = HTML / "_static" / "fa-brands-400.kmbook.woff"
+    if brands.is_file():
+        glyphs |= set(TTFont(brands).getBestCmap())
+    shown = set()
+    for page in PAGES:
+        for el in _soup(page).select("[class*='fa-']"):
+            shown |= {c for c in el["class"] if c.startswith("fa-")}
+    icons = {name for name in shown if name not in {"fa-solid", "fa-brands", "fa-regular",
+                                                     "fa-lg", "fa-fw", "fa-xs", "fa-sm"}}
+    assert icons, "no icon found on any page"
+    for name in sorted(icons):
+        rule = r"\." + re.escape(name) + r":+before[^{]*\{content:\"\\([0-9a-f]+)\""
+        match = re.search(rule, css)
+        assert match, f"{name}: no rule in the joined stylesheet"
+        assert int(match.group(1), 16) in glyphs, f"{name}: no glyph in the icon font"
+    assert len(glyphs) < 80, f"{len(glyphs)} glyphs: the icon font is not cut down"
 
 
 def test_tex_to_mathml_reads_the_books_idioms():
