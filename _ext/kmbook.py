@@ -732,7 +732,6 @@ THEME_PRE_CSS = ("styles/theme.css", "styles/pydata-sphinx-theme.css")
 _UNUSED_CSS = ("sphinx-thebe.css",)
 _PUA = (0xE000, 0xF8FF)  # Font Awesome's icons are private-use characters
 _bundles: dict[tuple, str] = {}
-_icon_font: dict[tuple, str] = {}
 
 
 def _minify_css(css: str) -> str:
@@ -881,11 +880,8 @@ def _write_stylesheet(app, key: tuple) -> None:
     css = _minify_css("".join(_inline_css(static, rel, set()) for rel in key))
     names = _icon_names(app)
     css = _prune_icons(css, names)
-    fonts: list[str] = []
-    css = _icon_fonts(css, static, Path(app.outdir), fonts)
+    css = _icon_fonts(css, static, Path(app.outdir), [])
     (static / _bundles[key]).write_text(css, encoding="utf-8")
-    # the solid icons (the header's) are preloaded: they are part of the first paint
-    _icon_font[key] = next((f for f in fonts if "solid" in f), "")
     app.env.kmbook_icon_names = names
 
 
@@ -926,7 +922,6 @@ def _one_stylesheet(app, pagename, templatename, context, doctree) -> None:
         # the link's ?v= checksum (Sphinx's) changes with its content
         _bundles[key] = f"kmbook-site-{hashlib.sha256(repr(key).encode()).hexdigest()[:8]}.css"
         _write_stylesheet(app, key)
-    context["kmbook_icon_font"] = _icon_font[key]
     context["css_files"] = [_CascadingStyleSheet(f"_static/{_bundles[key]}",
                                                  rel="stylesheet", type="text/css")] + rest
 
