@@ -15,13 +15,18 @@
   const results = document.getElementById("search-results");
   if (!results) return;
   const self = document.currentScript ? document.currentScript.src : "";
-  const texts = new Promise((resolve) => {
-    const script = document.createElement("script");
-    script.src = self.replace(/kmbook-search\.js(\?.*)?$/, "kmbook-search-text.js");
-    script.onload = () => resolve(window.KMBOOK_SEARCH_TEXT || {});
-    script.onerror = () => resolve({});
-    document.head.appendChild(script);
-  });
+  // the pages' text is loaded when the first result is listed (not for an empty page)
+  let loading = null;
+  const texts = () => {
+    loading = loading || new Promise((resolve) => {
+      const script = document.createElement("script");
+      script.src = self.replace(/kmbook-search\.js(\?.*)?$/, "kmbook-search-text.js");
+      script.onload = () => resolve(window.KMBOOK_SEARCH_TEXT || {});
+      script.onerror = () => resolve({});
+      document.head.appendChild(script);
+    });
+    return loading;
+  };
   const root = new URL(document.documentElement.dataset.content_root || "./",
                        window.location.href).href;
   // lower case and without accents, one UTF-16 unit for one (so positions agree)
@@ -59,6 +64,6 @@
   new MutationObserver((changes) => {
     const items = changes.flatMap((c) => [...c.addedNodes])
       .filter((n) => n.nodeName === "LI");
-    if (items.length) texts.then((pages) => items.forEach((li) => addExcerpt(li, pages)));
+    if (items.length) texts().then((pages) => items.forEach((li) => addExcerpt(li, pages)));
   }).observe(results, { childList: true, subtree: true });
 })();
