@@ -190,3 +190,10 @@ clean:
 
 distclean: clean
 	rm -rf $(VENV) *.egg-info
+
+# Lighthouse 12 (mobile, simulated throttling) on every page of the built site (make book
+# first): scores, paints, blocking time and weight printed, with the machine's load (a
+# busy machine lowers the performance score); `npm ci` in .ci/a11y installs it.
+.PHONY: lighthouse
+lighthouse:
+	cd .ci/a11y && CHROME_PATH=$${CHROME_PATH:-/usr/bin/chromium} node lighthouse.mjs --all ../../_build/html

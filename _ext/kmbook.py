@@ -137,32 +137,52 @@ def _drop_print_button(app, pagename, templatename, context, doctree) -> None:
                                 if b.get("label") != "download-pdf-button"]
 
 
-def _accessible_body(app, pagename, templatename, context, doctree) -> None:
-    """Fix two accessibility faults of the page body that come from the book's packages.
-
-    Both are written as fixed strings by the packages' HTML visitors (no node or option
-    controls them), so the fix is a replacement of exactly that string;
-    ``tests/test_site.py::test_theme_hooks_still_hold`` fails when a package upgrade
-    changes it. They belong upstream, in myst-nb and docutils.
-
-    * myst-nb (``sphinx_.py``, the hide-input visitor) labels the "Show code cell source"
-      toggles ``aria-label="Toggle hidden content"``, a name that does not contain their
-      visible text (axe label-content-name-mismatch): the label goes, the visible text
-      names them;
-    * docutils (``_html_base.py``, visit_citation) marks bibliography entries
-      ``role="doc-biblioentry"``, deprecated in DPUB-ARIA 1.1 (aria-deprecated-role),
-      inside a ``role="list"``: they become ``role="listitem"``.
-    """
-    body = context.get("body")
-    if not body:
-        return
-    body = body.replace(MYST_NB_SUMMARY, "<summary>")
-    body = body.replace(DOCUTILS_BIBLIOENTRY, 'role="listitem"')
-    context["body"] = body
-
-
+# Two accessibility faults of the page body come from the HTML visitors of the book's
+# packages, which write them as fixed text (no node attribute or option controls them).
+# The book registers its own visitor for those two nodes (Sphinx's app.add_node with
+# override=True): each is the package's visitor with the one fix, and
+# tests/test_site.py::test_theme_hooks_still_hold fails when a package upgrade changes the
+# package's visitor. Both fixes belong upstream, in myst-nb and in docutils.
 MYST_NB_SUMMARY = '<summary aria-label="Toggle hidden content">'
 DOCUTILS_BIBLIOENTRY = 'role="doc-biblioentry"'
+
+
+def _visit_hide_input(self, node) -> None:
+    """myst-nb's "Show code cell source" toggle, without its ``aria-label``.
+
+    myst-nb (``sphinx_.py``, visit_HideCellInput) labels the toggle "Toggle hidden
+    content", a name that does not contain its visible text (axe
+    label-content-name-mismatch); the visible text names it.
+    """
+    from html import escape
+
+    classes = " ".join(node["classes"])
+    self.body.append(f'<details class="admonition hide {classes}">\n')
+    self.body.append("<summary>\n")
+    self.body.append(f'<p class="collapsed admonition-title">{escape(node["prompt_show"])}</p>\n')
+    self.body.append(f'<p class="expanded admonition-title">{escape(node["prompt_hide"])}</p>\n')
+    self.body.append("</summary>\n")
+
+
+def _visit_citation(self, node) -> None:
+    """A bibliography entry as a list item of its list.
+
+    docutils (``_html_base.py``, visit_citation) marks it ``role="doc-biblioentry"``,
+    deprecated in DPUB-ARIA 1.1 (axe aria-deprecated-role), inside a ``role="list"``.
+    """
+    if not isinstance(node.previous_sibling(), type(node)):
+        self.body.append('<div role="list" class="citation-list">\n')
+    self.body.append(self.starttag(node, "div", classes=[node.tagname], role="listitem"))
+
+
+def _accessible_visitors(app) -> None:
+    from docutils import nodes
+    from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput
+    from sphinx.writers.html5 import HTML5Translator
+
+    app.add_node(HideCodeCellNode, override=True, html=(_visit_hide_input, depart_HideCellInput))
+    app.add_node(nodes.citation, override=True,
+                 html=(_visit_citation, HTML5Translator.depart_citation))
 
 
 def _unique_proof_ids(app, doctree) -> None:
@@ -396,9 +416,7 @@ def _page_text(doctree) -> str:
                                nodes.literal_block)):
             return  # code is not an excerpt: the text around it is
         else:
-            block = not isinstance(node, (nodes.emphasis, nodes.strong, nodes.literal,
-                                          nodes.reference, nodes.subscript,
-                                          nodes.superscript, nodes.title_reference))
+            block = not isinstance(node, nodes.Inline)
             if block:
                 parts.append(" ")
             for child in node.children:
@@ -410,13 +428,36 @@ def _page_text(doctree) -> str:
     return " ".join("".join(parts).split())
 
 
+def _search_text_folder(app) -> Path:
+    return Path(app.outdir).parent / ".kmbook-search-text"
+
+
+def _collect_search_text(app, doctree, docname) -> None:
+    """A written page's text, its cross-references resolved ("Figure 4.2", not a label).
+
+    Kept next to the output folder, one file per page, so that a later build that writes
+    only some pages still has every page's text.
+    """
+    if app.builder.format != "html":
+        return
+    folder = _search_text_folder(app)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / (docname.replace("/", "__") + ".txt")).write_text(_page_text(doctree),
+                                                                encoding="utf-8")
+
+
 def _write_search_text(app) -> None:
     """``_static/kmbook-search-text.js``: every page's text for the search excerpts."""
     import json
 
     texts = {}
+    folder = _search_text_folder(app)
     for doc in sorted(app.env.found_docs):
-        try:
+        saved = folder / (doc.replace("/", "__") + ".txt")
+        if saved.is_file():
+            texts[doc] = saved.read_text(encoding="utf-8")
+            continue
+        try:  # a page written before the text was kept: its unresolved text
             texts[doc] = _page_text(app.env.get_doctree(doc))
         except FileNotFoundError:  # a page Sphinx did not write
             continue
@@ -672,6 +713,335 @@ def _visit_displaymath(self, node) -> None:
     raise nodes.SkipNode
 
 
+# ------------------------------------------------------------------ one stylesheet
+# A page of the theme asks for thirteen stylesheets (the theme's, Sphinx's, each
+# extension's), one of them behind an @import, and for the Font Awesome web font
+# (156 KB of which the book draws about twenty icons). A phone's browser paints nothing
+# before every stylesheet has arrived, one round trip after another. The book's pages ask
+# for one stylesheet instead: the same files in the same order, joined and minified when
+# the site is built, with Font Awesome's icon rules and its fonts cut down to the icons
+# the theme's templates, the book's templates and the site's scripts name (the build
+# fails when a page shows an icon outside that set, see _check_icons). The page's
+# css_files (Sphinx's page context) become that one file; _templates/layout.html
+# writes the theme's head without its separate stylesheets and script preloads.
+
+# Stylesheets that the theme's head writes before Sphinx's (pydata-sphinx-theme's
+# webpack-macros.html, head_pre_assets; theme.css only @imports ../basic.css)
+THEME_PRE_CSS = ("styles/theme.css", "styles/pydata-sphinx-theme.css")
+# sphinx-thebe's stylesheet styles live-kernel buttons the book does not show (_drop_thebe)
+_UNUSED_CSS = ("sphinx-thebe.css",)
+_PUA = (0xE000, 0xF8FF)  # Font Awesome's icons are private-use characters
+_bundles: dict[tuple, str] = {}
+
+
+def _minify_css(css: str) -> str:
+    """Comments and layout whitespace out; strings and url()s are left as written."""
+    import re
+
+    out = []
+    # read from the left: a comment, a string or a url(...) is taken whole, whichever
+    # starts first (so a quote inside a comment starts no string)
+    token = re.compile(r'(/\*.*?\*/)|("(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|url\([^)]*\))',
+                       re.S)
+    pos = 0
+
+    def squeeze(part: str) -> str:
+        part = re.sub(r"\s+", " ", part)
+        return re.sub(r"\s*([{};,>])\s*", r"\1", part)
+
+    for match in token.finditer(css):
+        out.append(squeeze(css[pos:match.start()]))
+        if match.group(2):
+            out.append(match.group(2))
+        pos = match.end()
+    out.append(squeeze(css[pos:]))
+    return "".join(out).replace(";}", "}").strip()
+
+
+def _inline_css(static: Path, rel: str, seen: set) -> str:
+    """A stylesheet of ``_static``, its @imports inlined, its url()s relative to ``_static``.
+
+    The joined file is written into ``_static``.
+    """
+    import posixpath
+    import re
+
+    rel = rel.split("?", 1)[0]
+    if rel in seen:
+        return ""
+    seen.add(rel)
+    text = (static / rel).read_text(encoding="utf-8")
+    folder = posixpath.dirname(rel)
+
+    def rebase(url: str) -> str:
+        url = url.strip().strip("'\"")
+        if re.match(r"^([a-z]+:|/|#)", url):
+            return url
+        return posixpath.normpath(posixpath.join(folder, url)) if folder else url
+
+    def imported(match) -> str:
+        return _inline_css(static, rebase(match.group(1) or match.group(2)), seen)
+
+    text = re.sub(r'@import\s+(?:url\(\s*["\']?([^"\')]+)["\']?\s*\)|["\']([^"\']+)["\'])\s*;',
+                  imported, text)
+    text = re.sub(r"url\(\s*([^)]*?)\s*\)",
+                  lambda m: m.group(0) if m.group(1).strip("'\"").startswith("data:")
+                  else f'url("{rebase(m.group(1))}")', text)
+    return text + "\n"
+
+
+def _icon_names(app) -> set[str]:
+    """Every Font Awesome icon the site can show.
+
+    Those named in the theme's and the book's templates, the themes' Python code (their
+    buttons), the theme options and the site's scripts.
+    """
+    import importlib.util
+    import re
+
+    pattern = re.compile(r"\bfa-[a-z0-9]+(?:-[a-z0-9]+)*")
+    names: set[str] = set()
+    folders = [Path(app.srcdir) / "_templates"]
+    for package in ("pydata_sphinx_theme", "sphinx_book_theme"):
+        folders.append(Path(importlib.util.find_spec(package).origin).parent)
+    for folder in folders:
+        for path in folder.rglob("*"):
+            if path.suffix in {".html", ".py", ".js"} and "vendor" not in path.parts \
+                    and not path.name.endswith(".min.js"):
+                names |= set(pattern.findall(path.read_text(encoding="utf-8", errors="ignore")))
+    for path in (Path(app.outdir) / "_static").glob("*.js"):
+        names |= set(pattern.findall(path.read_text(encoding="utf-8", errors="ignore")))
+    names |= set(pattern.findall(repr(app.config.html_theme_options)))
+    return names
+
+
+def _prune_icons(css: str, keep: set[str]) -> str:
+    """Font Awesome's ``.fa-NAME:before{content:...}`` rules of the kept icons only."""
+    import re
+
+    def rule(match) -> str:
+        names = re.findall(r"\.(fa-[a-z0-9-]+)::?before", match.group(1))
+        return match.group(0) if keep.intersection(names) else ""
+
+    return re.sub(r"((?:\.fa-[a-z0-9-]+::?before,?)+)\{content:[^}]*\}", rule, css)
+
+
+def _icon_fonts(css: str, static: Path, out: Path, written: list[str]) -> str:
+    """Font Awesome's fonts cut down to the icons the stylesheet still draws.
+
+    Written as WOFF (zlib: no Brotli needed), with ``font-display: swap``; a font none
+    of the icons is in is dropped.
+    """
+    import hashlib
+    import re
+
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    def chars(text: str) -> set[int]:
+        found = {ord(c) for c in text if _PUA[0] <= ord(c) <= _PUA[1]}
+        found |= {int(h, 16) for h in re.findall(r"\\([0-9a-fA-F]{4,5})", text)
+                  if _PUA[0] <= int(h, 16) <= _PUA[1]}
+        return found
+
+    wanted = chars(re.sub(r"@font-face\{[^}]*\}", "", css))
+
+    def face(match) -> str:
+        block = match.group(0)
+        ttf = re.search(r'url\("([^"]+\.ttf)"\)', block)
+        if not ttf or not (static / ttf.group(1)).is_file():
+            return block
+        font = TTFont(static / ttf.group(1))
+        codes = sorted(wanted & set(font.getBestCmap()))
+        if not codes:
+            return ""
+        options = subset.Options()
+        options.flavor = "woff"
+        options.layout_features = []
+        options.name_IDs = []
+        options.notdef_outline = True
+        subsetter = subset.Subsetter(options)
+        subsetter.populate(unicodes=codes)
+        subsetter.subset(font)
+        target = out / "_static" / (Path(ttf.group(1)).stem + ".kmbook.woff")
+        font.flavor = "woff"
+        font.save(target)
+        digest = hashlib.sha256(target.read_bytes()).hexdigest()[:8]
+        written.append(f"{target.name}?v={digest}")
+        block = re.sub(r"src:[^;}]*", f'src:url("{target.name}?v={digest}") format("woff")', block)
+        return re.sub(r"font-display:\s*\w+", "font-display:swap", block)
+
+    return re.sub(r"@font-face\{[^}]*\}", face, css)
+
+
+def _write_stylesheet(app, key: tuple) -> None:
+    """Join, minify and cut down the stylesheets ``key`` names, into ``_bundles[key]``."""
+    static = Path(app.outdir) / "_static"
+    css = _minify_css("".join(_inline_css(static, rel, set()) for rel in key))
+    names = _icon_names(app)
+    css = _prune_icons(css, names)
+    css = _icon_fonts(css, static, Path(app.outdir), [])
+    (static / _bundles[key]).write_text(css, encoding="utf-8")
+    app.env.kmbook_icon_names = names
+
+
+def _rewrite_stylesheets(app, exception) -> None:
+    """Join the stylesheets again once the build is over.
+
+    pydata-sphinx-theme writes the final ``pygments.css`` (light and dark code colours)
+    when the build finishes (its own build-finished handler, which runs before this one).
+    """
+    if exception is None and app.builder.format == "html":
+        for key in _bundles:
+            _write_stylesheet(app, key)
+
+
+def _one_stylesheet(app, pagename, templatename, context, doctree) -> None:
+    """The page's stylesheets as one file (see the section's comment above)."""
+    import hashlib
+
+    from sphinx.builders.html._assets import _CascadingStyleSheet
+
+    if app.builder.format != "html" or "css_files" not in context:
+        return
+    joined, rest = list(THEME_PRE_CSS), []
+    for css in context["css_files"]:
+        name = str(getattr(css, "filename", css) or "")
+        attributes = getattr(css, "attributes", {}) or {}
+        if name.startswith("_static/") and "://" not in name \
+                and attributes.get("rel", "stylesheet") == "stylesheet" \
+                and attributes.get("media", "all") in {"all", "screen, print"}:
+            rel = name[len("_static/"):].split("?", 1)[0]
+            if rel not in _UNUSED_CSS:
+                joined.append(rel)
+        else:
+            rest.append(css)
+    key = tuple(joined)
+    if key not in _bundles:
+        # named after the files it joins (a page that is not written again keeps its link);
+        # the link's ?v= checksum (Sphinx's) changes with its content
+        _bundles[key] = f"kmbook-site-{hashlib.sha256(repr(key).encode()).hexdigest()[:8]}.css"
+        _write_stylesheet(app, key)
+    context["css_files"] = [_CascadingStyleSheet(f"_static/{_bundles[key]}",
+                                                 rel="stylesheet", type="text/css")] + rest
+
+
+def _inline_documentation_options(app, pagename, templatename, context, doctree) -> None:
+    """Sphinx's ``documentation_options.js`` (a dozen settings) written into the page.
+
+    It is the one script the page must run before the inline ``pagename`` line after it
+    (so it cannot be deferred); fetched as a file it costs a phone a round trip before
+    the first paint.
+    """
+    from sphinx.builders.html._assets import _JavaScript
+
+    scripts = context.get("script_files")
+    path = Path(app.outdir) / "_static" / "documentation_options.js"
+    if not scripts or not path.is_file():
+        return
+    body = path.read_text(encoding="utf-8").strip()
+    context["script_files"] = [
+        _JavaScript(None, priority=getattr(s, "priority", 500), body=body)
+        if str(getattr(s, "filename", s) or "").startswith("_static/documentation_options.js")
+        else s for s in scripts]
+
+
+# docutils' HTML5 writer adds this to every page's meta tags; Sphinx's basic layout
+# writes its own viewport line before them
+DOCUTILS_VIEWPORT = '<meta name="viewport" content="width=device-width, initial-scale=1" />\n'
+
+
+def _one_viewport(app, pagename, templatename, context, doctree) -> None:
+    """One ``<meta name="viewport">`` per page: docutils' copy leaves ``metatags``.
+
+    (The theme's copy is left out by _templates/layout.html.)
+    """
+    if context.get("metatags"):
+        context["metatags"] = context["metatags"].replace(DOCUTILS_VIEWPORT, "")
+
+
+def _check_icons(app, exception) -> None:
+    """Fail the (strict) build when a page shows an icon the joined stylesheet left out."""
+    import re
+
+    if exception is not None or app.builder.format != "html" or not _bundles:
+        return
+    from sphinx.util import logging
+
+    known = getattr(app.env, "kmbook_icon_names", set())
+    shown: dict[str, str] = {}
+    for page in Path(app.outdir).rglob("*.html"):
+        if "_static" in page.parts or "_sources" in page.parts:
+            continue
+        for classes in re.findall(r'class="([^"]*\bfa-[^"]*)"', page.read_text(encoding="utf-8")):
+            for name in re.findall(r"\bfa-[a-z0-9-]+", classes):
+                shown.setdefault(name, str(page.relative_to(app.outdir)))
+    for name, page in sorted(shown.items()):
+        if name not in known:
+            logging.getLogger(__name__).warning(
+                f"icon {name} (on {page}) is not in the site's icon font: name it in a "
+                "template under _templates/ or extend _icon_names in _ext/kmbook.py")
+
+
+# ------------------------------------------------------------------ code highlighting
+# Pygments wraps every token of a code cell in a <span>: a chapter's code is 5,000 to
+# 8,000 of them, a third of the page's elements, which a phone styles and lays out before
+# it paints. Names, punctuation and whitespace are drawn in the code's plain colour by the
+# theme's light and dark styles alike, so their tokens are written as plain text (a
+# Pygments filter on the book's Python lexers, registered with Sphinx's app.add_lexer);
+# tokens of the same kind that follow each other share one span, as Pygments writes them.
+PLAIN_LEXERS = ("python", "ipython3", "ipython")
+_plain_tokens: set = set()
+
+
+def _plain_token_types(app) -> None:
+    """The token types both code colour styles of the theme draw like plain text."""
+    from pygments.styles import get_style_by_name
+    from pygments.token import STANDARD_TYPES, Token
+
+    try:
+        options = app.builder.theme.get_options(app.config.html_theme_options)
+    except Exception:  # noqa: BLE001 - a builder without a theme (LaTeX): nothing to do
+        return
+    names = [options.get("pygments_light_style"), options.get("pygments_dark_style")]
+    if not all(names):
+        return
+    styles = [get_style_by_name(name) for name in names]
+    keys = ("color", "bold", "italic", "underline", "bgcolor", "border")
+
+    def look(style, ttype):
+        found = style.style_for_token(ttype)
+        return tuple(found[k] for k in keys)
+
+    _plain_tokens.clear()
+    for ttype in STANDARD_TYPES:
+        if ttype is not Token and all(look(st, ttype) == look(st, Token.Text) for st in styles):
+            _plain_tokens.add(ttype)
+
+
+def _plain_lexer(alias: str):
+    """The Pygments lexer of ``alias`` with plain-looking tokens written as plain text."""
+    from pygments.filter import Filter
+    from pygments.lexers import get_lexer_by_name
+    from pygments.token import Token
+
+    class PlainLooking(Filter):
+        def filter(self, lexer, stream):
+            for ttype, value in stream:
+                yield (Token.Text if ttype in _plain_tokens else ttype), value
+
+    base = type(get_lexer_by_name(alias))
+
+    class Lexer(base):
+        def __init__(self, **options):
+            options.setdefault("stripnl", False)  # as Sphinx's own Python lexer
+            super().__init__(**options)
+            self.add_filter(PlainLooking())
+
+    Lexer.__name__ = f"Plain{base.__name__}"
+    return Lexer
+
+
 # ------------------------------------------------------------------ site facts
 PDF_NAME = "kernel-methods-book.pdf"
 
@@ -748,7 +1118,6 @@ def _site_context(app, pagename, templatename, context, doctree) -> None:
     context["kmbook_pdf_size"] = config.kmbook_pdf_size
     context["kmbook_pdf_name"] = PDF_NAME
     context["kmbook_repository_url"] = config.kmbook_repository_url
-    context["kmbook_without_fontawesome"] = _without_fontawesome
     context["kmbook_colab_url"] = context["kmbook_binder_url"] = ""
     parts = _github_parts(config.kmbook_repository_url)
     notebook = context.get("ipynb_source")
@@ -760,14 +1129,6 @@ def _site_context(app, pagename, templatename, context, doctree) -> None:
             f"https://colab.research.google.com/github/{org}/{repo}/blob/{branch}/{path}")
         context["kmbook_binder_url"] = (
             f"https://mybinder.org/v2/gh/{org}/{repo}/{branch}?urlpath=lab/tree/{path}")
-
-
-def _without_fontawesome(html: str) -> str:
-    """The theme's head assets without ``scripts/fontawesome.js`` (see _templates/layout.html)."""
-    import re
-
-    return re.sub(r'<script src="[^"]*_static/scripts/fontawesome\.js[^"]*"></script>\s*', "",
-                  str(html))
 
 
 def install_cell(site_url: str, version: str):
@@ -821,6 +1182,11 @@ def setup(app):
     # page's plain notebook there
     app.add_config_value("kmbook_site_branch", "gh-pages", "html")
     app.connect("config-inited", _site_facts)
+    # after myst-nb has registered its node (its setup runs before local extensions')
+    app.connect("builder-inited", _accessible_visitors)
+    app.connect("builder-inited", _plain_token_types)
+    for alias in PLAIN_LEXERS:
+        app.add_lexer(alias, _plain_lexer(alias))
     app.add_search_language(_search_language())
     app.add_html_math_renderer("kmbook_mathml", (_visit_math, None), (_visit_displaymath, None))
     app.connect("html-page-context", _site_context, priority=503)
@@ -831,7 +1197,13 @@ def setup(app):
     app.connect("html-page-context", _drop_thebe, priority=502)
     app.connect("html-page-context", _defer_scripts, priority=504)
     app.connect("doctree-resolved", _lazy_images)
-    app.connect("html-page-context", _accessible_body, priority=502)
+    app.connect("doctree-resolved", _collect_search_text)
+    # after every extension has added its stylesheets and scripts
+    app.connect("html-page-context", _one_stylesheet, priority=900)
+    app.connect("html-page-context", _inline_documentation_options, priority=900)
+    app.connect("html-page-context", _one_viewport)
+    app.connect("build-finished", _rewrite_stylesheets, priority=900)
+    app.connect("build-finished", _check_icons, priority=901)
     app.connect("doctree-read", _unique_proof_ids)
     app.connect("build-finished", _write_downloads)
     # after Sphinx's own numbering (TocTreeCollector, priority 500)

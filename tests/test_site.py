@@ -397,8 +397,8 @@ def test_notebook_zip_has_a_readme():
 
 @pytest.mark.parametrize("page", [p for p in PAGES if _soup(p).find("body") is not None], ids=_rel)
 def test_page_loads_no_icon_script_and_no_math_script(page):
-    """Icons come from the theme's web font (fontawesome.js, 1.49 MB, is left out by
-    _templates/layout.html); formulas are MathML written at build time."""
+    """Icons come from a subset of the theme's icon font (fontawesome.js, 1.49 MB, is left
+    out by _templates/layout.html); formulas are MathML written at build time."""
     scripts = [s.get("src", "") for s in _soup(page).find_all("script")]
     assert not [s for s in scripts if "fontawesome" in s or "mathjax" in s.lower()], scripts
     assert not _soup(page).select("span.math:not(:has(math)), div.math:not(:has(math))"), (
@@ -406,6 +406,50 @@ def test_page_loads_no_icon_script_and_no_math_script(page):
     html = page.read_text(encoding="utf-8")
     assert "<mi>&</mi>" not in html and 'linebreak="newline"' not in html, (
         "an alignment or line break that the browser does not draw")
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if _soup(p).find("body") is not None], ids=_rel)
+def test_head_holds_one_stylesheet_one_viewport_and_no_blocking_script(page):
+    """What a phone waits for before the first paint: one stylesheet (the joined one),
+    no script file without defer or async (the search page's own scripts excepted), and
+    the viewport declared once."""
+    head = _soup(page).head
+    sheets = [link["href"] for link in head.find_all("link", rel="stylesheet")]
+    assert len(sheets) == 1 and "/kmbook-site-" in "/" + sheets[0], sheets
+    assert len(head.find_all("meta", attrs={"name": "viewport"})) == 1
+    blocking = [s["src"] for s in head.find_all("script", src=True)
+                if not s.has_attr("defer") and not s.has_attr("async")]
+    assert not blocking, f"render-blocking scripts: {blocking}"
+    css = (page.parent / sheets[0].split("?")[0]).read_text(encoding="utf-8")
+    assert "@import" not in css and "/*" not in css and "\n" not in css.strip()
+
+
+def test_icon_font_subset_draws_every_icon_a_page_shows():
+    """Every Font Awesome icon a page shows has its glyph in the site's cut-down icon font
+    and its rule in the joined stylesheet (the full fonts are not used)."""
+    import re
+
+    from fontTools.ttLib import TTFont
+
+    css = next((HTML / "_static").glob("kmbook-site-*.css")).read_text(encoding="utf-8")
+    assert "fa-solid-900.woff2" not in css and "fa-solid-900.kmbook.woff" in css
+    glyphs = set(TTFont(HTML / "_static" / "fa-solid-900.kmbook.woff").getBestCmap())
+    brands = HTML / "_static" / "fa-brands-400.kmbook.woff"
+    if brands.is_file():
+        glyphs |= set(TTFont(brands).getBestCmap())
+    shown = set()
+    for page in PAGES:
+        for el in _soup(page).select("[class*='fa-']"):
+            shown |= {c for c in el["class"] if c.startswith("fa-")}
+    icons = {name for name in shown if name not in {"fa-solid", "fa-brands", "fa-regular",
+                                                     "fa-lg", "fa-fw", "fa-xs", "fa-sm"}}
+    assert icons, "no icon found on any page"
+    for name in sorted(icons):
+        rule = r"\." + re.escape(name) + r":+before[^{]*\{content:\"\\([0-9a-f]+)\""
+        match = re.search(rule, css)
+        assert match, f"{name}: no rule in the joined stylesheet"
+        assert int(match.group(1), 16) in glyphs, f"{name}: no glyph in the icon font"
+    assert len(glyphs) < 80, f"{len(glyphs)} glyphs: the icon font is not cut down"
 
 
 def test_tex_to_mathml_reads_the_books_idioms():
@@ -434,20 +478,66 @@ def _theme_file(package: str, *parts: str) -> Path:
 
 
 def test_theme_hooks_still_hold():
-    """What the site's small overrides rely on, so a theme or Sphinx upgrade fails here
-    instead of silently changing the pages:
-    * pydata-sphinx-theme loads fontawesome.js in its head macro (layout.html removes it)
-      and draws the icons from its web font;
+    """What the site's small overrides rely on, so a theme, Sphinx or package upgrade
+    fails here instead of silently changing the pages:
+    * _templates/layout.html writes pydata-sphinx-theme's head blocks "css" and
+      "extrahead" without the separate stylesheets, fontawesome.js, the script preloads
+      and the second viewport line: the theme's blocks hold exactly those, and its two
+      stylesheets are the ones _ext/kmbook.py joins into the page's one stylesheet;
+    * the icons are Font Awesome's, drawn from the theme's fonts (cut to a subset);
     * the two copied components differ from the theme's only in the accessibility fix;
-    * Sphinx's search page fetches each result page and reads it with
-      Search.htmlToText (kmbook-search.js answers both from the text the build wrote, so
-      excerpts work over file://)."""
-    pst = _theme_file("pydata_sphinx_theme", "theme", "pydata_sphinx_theme")
-    macros = (pst / "static" / "webpack-macros.html").read_text()
-    assert "scripts/fontawesome.js" in macros
-    css = (pst / "static" / "styles" / "pydata-sphinx-theme.css").read_text()
-    assert "fa-solid-900.woff2" in css and ".fa-magnifying-glass:before" in css
+    * the two package visitors the book overrides (myst-nb's hide-input toggle, docutils'
+      bibliography entry) are still written as the book's copies assume;
+    * docutils adds the viewport line kmbook._one_viewport removes;
+    * Sphinx's search page skips its excerpts when html_show_search_summary is off, lists
+      results as <li> in #search-results, and highlights with _highlightText (what
+      kmbook-search.js builds on)."""
+    import inspect
     import re
+    import sys
+
+    sys.path.insert(0, str(ROOT / "_ext"))
+    import kmbook
+
+    def squeeze(text: str) -> str:
+        return " ".join(text.split())
+
+    pst = _theme_file("pydata_sphinx_theme", "theme", "pydata_sphinx_theme")
+    layout = (pst / "layout.html").read_text()
+    css_block = re.search(r"\{%- block css %\}(.*?)\{%- endblock css %\}", layout, re.S).group(1)
+    css_block = re.sub(r"\{#.*?#\}|<!--.*?-->", "", css_block, flags=re.S)
+    ours = (ROOT / "_templates" / "layout.html").read_text()
+    ours_css = re.search(r"\{%- block css %\}(.*?)\{%- endblock css %\}", ours, re.S).group(1)
+    # the theme's block: the colour-mode script and no-script rule (ours has them as
+    # written there), its stylesheets, Sphinx's css(), fontawesome.js and preloads
+    theme_lines = [ln.strip() for ln in css_block.splitlines() if ln.strip()]
+    assert [ln for ln in theme_lines if "{{" in ln and "dataset" not in ln] == [
+        "{{ _webpack.head_pre_assets() }}", "{{- css() }}", "{{ _webpack.head_js_preload() }}"]
+    for line in theme_lines:
+        if "{{" not in line or "dataset" in line:
+            assert line in ours_css, f"the theme's css block changed: {line}"
+    macros = (pst / "static" / "webpack-macros.html").read_text()
+    pre = re.search(r"macro head_pre_assets\(\)(.*?)endmacro", macros, re.S).group(1)
+    assert re.findall(r"_static/(styles/[\w.-]+\.css)", pre) == list(kmbook.THEME_PRE_CSS)
+    preload = re.search(r"macro head_js_preload\(\)(.*?)endmacro", macros, re.S).group(1)
+    assert re.findall(r"_static/([\w/.-]+\.js)", preload) == [
+        "scripts/fontawesome.js", "scripts/bootstrap.js", "scripts/pydata-sphinx-theme.js"]
+    assert "scripts/bootstrap.js" in re.search(r"macro body_post\(\)(.*?)endmacro", macros,
+                                               re.S).group(1)
+    theme_css = (pst / "static" / "styles" / "theme.css").read_text()
+    assert '@import "../basic.css";' in theme_css
+    extrahead = re.search(r"block extrahead %\}(.*?)\{%- endblock extrahead", layout, re.S).group(1)
+    ours_extra = re.search(r"block extrahead %\}(.*?)\{%- endblock extrahead", ours, re.S).group(1)
+    assert squeeze(extrahead.replace(
+        '<meta name="viewport" content="width=device-width, initial-scale=1"/>', "")) == \
+        squeeze(ours_extra), "the theme's extrahead block changed: bring layout.html up to date"
+    basic = _theme_file("sphinx", "themes", "basic", "layout.html").read_text()
+    assert '<meta name="viewport"' in basic  # the one viewport line that stays
+    assert kmbook.DOCUTILS_VIEWPORT.strip() in _theme_file(
+        "docutils", "writers", "html5_polyglot", "__init__.py").read_text().replace(
+        "'\n                         '", "").replace("\\n", "")
+    css = (pst / "static" / "styles" / "pydata-sphinx-theme.css").read_text()
+    assert "fa-solid-900.ttf" in css and ".fa-magnifying-glass:before" in css
 
     def lines(text: str) -> list[str]:
         text = re.sub(r"\{#.*?#\}", "", text, flags=re.S)
@@ -462,19 +552,36 @@ def test_theme_hooks_still_hold():
         ours = (ROOT / "_templates" / name).read_text()
         assert lines(ours) == lines(upstream), (
             f"the theme's components/{name} changed: bring _templates/{name} up to date")
-    # the two fixed strings that kmbook._accessible_body replaces
-    import sys
 
-    sys.path.insert(0, str(ROOT / "_ext"))
-    import kmbook
+    # the package visitors that the book's visitors copy, with the one fix each
+    from docutils.writers._html_base import HTMLTranslator
+    from myst_nb import sphinx_ as myst_nb_sphinx
 
-    assert kmbook.MYST_NB_SUMMARY in _theme_file("myst_nb", "sphinx_.py").read_text()
-    assert "doc-biblioentry" in _theme_file("docutils", "writers", "_html_base.py").read_text()
-    assert kmbook.DOCUTILS_BIBLIOENTRY == 'role="doc-biblioentry"'
+    def body(function) -> list[str]:
+        source = inspect.getsource(function)
+        source = re.sub(r'""".*?"""', "", source, flags=re.S)
+        return [squeeze(ln) for ln in source.splitlines()[1:]
+                if ln.strip() and not ln.strip().startswith(("#", "from ", "import "))]
+
+    def code(function) -> str:  # without blank space, one kind of quote
+        return re.sub(r"\s+", "", "".join(body(function))).replace('"', "'")
+
+    fixed = code(myst_nb_sphinx.visit_HideCellInput).replace(
+        re.sub(r"\s+", "", kmbook.MYST_NB_SUMMARY).replace('"', "'"), "<summary>")
+    assert fixed == code(kmbook._visit_hide_input), (
+        "myst-nb's visit_HideCellInput changed: bring kmbook._visit_hide_input up to date")
+    fixed = code(HTMLTranslator.visit_citation).replace(
+        "role='doc-biblioentry'", "role='listitem'")
+    assert fixed == code(kmbook._visit_citation), (
+        "docutils' visit_citation changed: bring kmbook._visit_citation up to date")
+
     tools = _theme_file("sphinx", "themes", "basic", "static", "searchtools.js").read_text()
-    assert "htmlToText: (htmlString, anchor) =>" in tools
-    assert "fetch(requestUrl)" in tools
-    assert "const text = Search.htmlToText(htmlText, anchor);" in tools
+    assert "else if (showSearchSummary)" in tools
+    assert "Search.output.appendChild(listItem);" in tools
+    assert "const _highlightText = " in _theme_file(
+        "sphinx", "themes", "basic", "static", "sphinx_highlight.js").read_text()
+    assert 'id="search-results"' in _theme_file("sphinx", "themes", "basic",
+                                                "search.html").read_text()
 
 
 def test_search_is_accent_insensitive_in_the_index():

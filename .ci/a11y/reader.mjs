@@ -7,8 +7,10 @@
 //    anything inside one) is in the tab order;
 //  * figures: every figure of a chapter is a link to its full-size image;
 //  * search, from a local HTTP server and over file://: "Nystrom" finds what "Nyström"
-//    finds, "representer theorem" lists chapter 6 first, excerpts hold no raw TeX, and
-//    highlighted words have a contrast of at least 4.5:1 in light and dark mode.
+//    finds, "representer theorem" lists chapter 6 first, excerpts hold no raw TeX and no
+//    raw cross-reference target (a label such as "eq-pd"), and
+//    highlighted words have a contrast of at least 4.5:1 in light and dark mode; the
+//    search field's icon does not cover the typed text.
 //   node reader.mjs [site folder]
 // Exits 1 on any problem, 2 when the check could not run.
 import fs from "node:fs";
@@ -201,8 +203,21 @@ try {
           };
         });
         results[query] = new Set(r.links);
+        // the search field's magnifying glass does not cover the text typed into the field
+        const covered = await p.evaluate(() => [...document.querySelectorAll("form.bd-search")]
+          .filter((f) => f.getBoundingClientRect().width > 0).some((f) => {
+            const icon = f.querySelector("i, svg");
+            const input = f.querySelector("input");
+            if (!icon || !input) return false;
+            const textStart = input.getBoundingClientRect().left + parseFloat(getComputedStyle(input).paddingLeft);
+            return icon.getBoundingClientRect().right > textStart + 1;
+          }));
+        if (covered) report(where, "the search field's icon covers the start of the typed text");
         const tex = r.excerpts.filter((e) => /\\[()[\]]|\\[A-Za-z]+|begin[pb]?matrix/.test(e));
         if (tex.length) report(where, `raw TeX in ${tex.length} excerpts: ${tex[0].slice(0, 80)}`);
+        // a cross-reference shows its text ("Fig. 4.1", "(6.2)"), not its target's label
+        const labels = r.excerpts.filter((e) => /\b(eq|fig|def|thm|prop|lem|sec|tab|ex)-[a-z0-9]/.test(e));
+        if (labels.length) report(where, `a raw cross-reference target in ${labels.length} excerpts: ${labels[0].slice(0, 80)}`);
         if (!r.excerpts.some((e) => e)) report(where, "no excerpts");
         const low = r.contrasts.filter((c) => c < 4.5);
         if (low.length) report(where, `highlight contrast ${Math.min(...low).toFixed(2)}:1 < 4.5:1`);
