@@ -563,7 +563,14 @@ def tex_to_mathml(tex: str, display: bool) -> str:
     # aligned: an array of right- and left-aligned columns (latex2mathml reads array)
     tex = re.sub(r"\\begin\{aligned\}(.*?)\\end\{aligned\}", _aligned_as_array, tex,
                  flags=re.S)
+    # \arg: a function name latex2mathml does not know
+    tex = re.sub(r"\\arg(?![A-Za-z])", r"\\operatorname{arg}", tex)
     mathml = convert(tex, display="block" if display else "inline")
+    # a sized delimiter (\big\langle) keeps its command name as text
+    mathml = mathml.replace(">\\langle<", ">&#x027E8;<").replace(">\\rangle<", ">&#x027E9;<")
+    left = re.search(r">(\\[A-Za-z]+)<", mathml)
+    if left:  # a command still shown as its name: the strict build fails on the warning
+        raise ValueError(f"TeX command {left.group(1)} left as text")
     # browsers draw mathvariant="normal" only: other variants become the Unicode
     # mathematical letters
     return re.sub(r'<mi mathvariant="([a-z-]+)">([^<]*)</mi>',
@@ -1148,6 +1155,7 @@ def install_cell(site_url: str, version: str):
               f"    %pip install -q \"kmlib[notebooks] @ {wheel}\"")
     cell = nbformat.v4.new_code_cell(source)
     cell.metadata["tags"] = ["kmbook-install"]
+    cell.metadata["slideshow"] = {"slide_type": "skip"}  # not a slide when presented live
     cell.pop("id", None)
     return cell
 
