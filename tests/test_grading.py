@@ -15,6 +15,7 @@ check-cell metadata, added up by hand in the constants below (the fixture sheet
 from __future__ import annotations
 
 import csv
+import json
 import os
 from pathlib import Path
 
@@ -464,3 +465,18 @@ def test_a_function_answer_cannot_patch_the_checks(tmp_path):
     assert [(r["check"], r["passed"]) for r in rows if r["passed"] == "no"] == [
         ("check_matern", "no")]
     assert _totals(folder) == {"patcher": 6}
+
+
+def test_numbers_and_arrays_keep_their_shape_between_sandboxes():
+    """A numpy scalar or 0-d array answer arrives as a scalar (a list of two ``np.float64``
+    is an array of shape (2,), not (2, 1)); arrays keep shape, dtype and values."""
+    import numpy as np
+    from _grading import codec
+
+    values = [np.float64(0.25), np.array(1.5), np.arange(6.0).reshape(2, 3).T,
+              np.int32(7), [np.float64(0.1), np.float64(0.2)]]
+    back = [codec.Decoder()(codec.loads(json.dumps(codec.Encoder()(v)).encode())) for v in values]
+    for value, got in zip(values, back, strict=True):
+        assert np.shape(got) == np.shape(value)
+        assert np.array_equal(np.asarray(got), np.asarray(value))
+        assert np.asarray(got).dtype == np.asarray(value).dtype
