@@ -480,3 +480,32 @@ def test_numbers_and_arrays_keep_their_shape_between_sandboxes():
         assert np.shape(got) == np.shape(value)
         assert np.array_equal(np.asarray(got), np.asarray(value))
         assert np.asarray(got).dtype == np.asarray(value).dtype
+
+
+def test_without_sheet_option_a_mixed_class_is_refused(tiny, tmp_path):
+    """No vote among the notebooks: one forged notebook of another sheet (or many) cannot
+    choose the sheet; the grader asks for ``--sheet`` and writes nothing."""
+    solution, _, other = tiny
+    folder = tmp_path / "class"
+    folder.mkdir()
+    nbformat.write(solution, folder / "alice.ipynb")
+    nbformat.write(solution, folder / "bob.ipynb")
+    nbformat.write(other, folder / "mallory.ipynb")
+    with pytest.raises(SystemExit, match="different sheets.*--sheet"):
+        grade.grade(folder, sheets_dir=SHEETS, limits=LIMITS)
+    assert not (folder / "grades.csv").exists()
+
+
+def test_a_notebook_with_too_many_cells_is_refused_before_it_is_parsed(tmp_path):
+    """A notebook of 100,000 cells gets one row saying why, in well under a second."""
+    import time
+
+    cells = [{"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": f"x = {i}",
+              "outputs": [], "execution_count": None} for i in range(100_000)]
+    path = tmp_path / "huge.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,
+                                "nbformat_minor": 5}), encoding="utf-8")
+    start = time.perf_counter()
+    got, why = grade.read_notebook(path)
+    assert got is None and "more than the limit of 2000" in why
+    assert time.perf_counter() - start < 5  # parsed and validated, it took about a minute

@@ -399,6 +399,8 @@ def test_hostile_class_as_an_ordinary_user():
             pytest.skip(f"no Python that an ordinary user can run here ({exc})")
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(top),
                "MPLCONFIGDIR": str(top / ".mpl"), "TMPDIR": str(top), "LANG": "C.UTF-8"}
+        if (top / "python" / "lib").is_dir():  # its own libpython, not the system's
+            env["LD_LIBRARY_PATH"] = str(top / "python" / "lib")
         done = subprocess.run(_as_nobody(python, str(ROOT / "scripts" / "grade.py"),
                                          str(folder), "--sheet", str(TINY), "--sheets-dir",
                                          str(SHEETS), "--timeout", str(CLASS_LIMITS.timeout),

@@ -331,7 +331,9 @@ def _same_interpreter(python: Path) -> None:
     want = repr((sys.version, sys.platform, sys.implementation.cache_tag))
     if done.returncode != 0 or done.stdout.strip() != want:
         raise RuntimeError("the relocated copy of the Python installation does not run as the "
-                           "original (install Python under /usr, or with pyenv)")
+                           "original (install Python under /usr, or with pyenv): "
+                           + f"{done.returncode} {done.stdout.strip()!r} {want!r} "
+                           + done.stderr.strip()[-300:])
 
 
 def leaks(top: Path, secrets: list[bytes]) -> list[str]:
