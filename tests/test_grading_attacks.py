@@ -519,10 +519,10 @@ def square(x):
 def test_a_function_that_stops_reading_cannot_stall_the_grader(tmp_path):
     """The grader writes to every sandbox under a deadline: a process that keeps its input
     open and never reads it gets a ``False`` from :meth:`sandbox.Proc.write` when the
-    deadline passes, not a write that never returns. The staller itself gains nothing: each
-    call runs in a fresh sandbox, so its trick of the first call is gone at the next and it
-    keeps full marks, like the honest notebook graded after it; a blocking write (as
-    before) hung the whole run."""
+    deadline passes, not a write that never returns. The staller itself gains nothing: the
+    calls of its check share a sandbox, so its trick of the first call stalls the next ones,
+    which time out and fail that check only, while the honest notebook graded after it keeps
+    full marks; a blocking write (as before) hung the whole run."""
     import time
 
     idle = object.__new__(sandbox.Proc)
@@ -547,7 +547,7 @@ def test_a_function_that_stops_reading_cannot_stall_the_grader(tmp_path):
                           capture_output=True, text=True, timeout=sandbox.FUNCTION_SECONDS * 4
                           + 3 * LIMITS.timeout)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert _totals(folder) == {"staller": FULL, "zoe": FULL}
+    assert _totals(folder) == {"staller": FULL - SQUARE, "zoe": FULL}
 
 
 # A function answer that leaves a process running when it returns, and returns a wrong
@@ -571,17 +571,26 @@ def square(x):
 '''
 
 
-def test_nothing_of_a_function_call_outlives_it(tmp_path):
-    """Every call of a function answer runs in a fresh sandbox, killed when it has replied:
-    a process the function leaves behind (which could fill memory or wait for the inputs of
-    the next checks) is gone at the next call, so ``square`` stays right (full marks)."""
+def test_nothing_of_a_function_call_outlives_its_check(tmp_path):
+    """The calls of one check share a fresh sandbox, killed when the check ends: the process
+    ``square`` leaves behind is still there at the check's next call (so ``square`` turns
+    wrong, as it would in the notebook), and no process of any function sandbox outlives
+    the grading."""
     (sol_path, _), = make_exercises.generate(tmp_path / "gen", [TINY])
     solution = nbformat.read(sol_path, as_version=4)
     folder = tmp_path / "class"
     folder.mkdir()
     nbformat.write(_with_cell(solution, "return x * x", LINGER), folder / "linger.ipynb")
     grade.grade(folder, sheet_path=TINY, sheets_dir=SHEETS, limits=LIMITS)
-    assert _totals(folder) == {"linger": FULL}
+    assert _totals(folder) == {"linger": FULL - SQUARE}
+    left = []
+    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                left += [pid] if b"run_function.py" in f.read() else []
+        except OSError:
+            pass
+    assert not left
 
 
 def test_file_names_cannot_make_two_students_share_a_name(tmp_path):

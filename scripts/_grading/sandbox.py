@@ -25,7 +25,8 @@ sheets, ``.git`` and the other submissions are not there at all.
    ``kmlib`` and ``_grading.reference`` (the full checks) at ``/opt/lecturer``, under its
    own user id, non-dumpable. It never runs student code: when a check calls a function
    answer, the call's arguments come out as data, the grader hands them to
-3. ``run_function.py``, a fresh sandbox of the student's kind started for each call,
+3. ``run_function.py``, a fresh sandbox of the student's kind started for each check that
+   calls a function answer (the calls of one check share it; it is killed when the check ends),
    which rebuilds the function from its source, calls it and sends the value back as data;
    the grader passes it to the checks. It holds no pipe to the grader's results.
 
@@ -594,6 +595,7 @@ class Sandbox:
         job = {"checks": [{"source": c.source, "names": c.names} for c in sheet.checks],
                "check_timeout": CHECKS_SECONDS, "answers": answers}
         function: Proc | None = None
+        serving = None  # the check whose calls the running function sandbox answers
         deadline = time.monotonic() + CHECKS_SECONDS * len(sheet.checks) + GRACE_SECONDS
         results: list | str = "the grading process failed"
         try:
@@ -611,19 +613,28 @@ class Sandbox:
                 call = message.get("call")
                 if not isinstance(call, dict):
                     continue
-                # a fresh sandbox for every call: nothing of one call (a process it left
-                # running, a file, its memory) outlives it
-                function = Proc(self._cmd(limits, "run_function.py"),
-                                max_rss_mb=limits.memory_mb)
+                # a fresh sandbox for every check: the calls of one check share it (as
+                # calls share a notebook), and nothing of it (a process left running, a
+                # file, its memory) outlives that check
                 reply = None
                 until = min(deadline, time.monotonic() + FUNCTION_SECONDS)
-                if function.write(json.dumps({"limits": limits.inside(limits.timeout),
-                                              "imports": sheet.imports}).encode() + b"\n"
-                                  + json.dumps({k: call.get(k) for k in ("fn", "args", "kwargs")})
-                                  .encode() + b"\n", until):
+                if function is not None and serving != call.get("check"):
+                    function.kill()
+                    function = None
+                first = b""
+                if function is None:
+                    function = Proc(self._cmd(limits, "run_function.py"),
+                                    max_rss_mb=limits.memory_mb)
+                    serving = call.get("check")
+                    first = json.dumps({"limits": limits.inside(limits.timeout),
+                                        "imports": sheet.imports}).encode() + b"\n"
+                if function.write(first + json.dumps({k: call.get(k) for k in
+                                                      ("fn", "args", "kwargs")}).encode()
+                                  + b"\n", until):
                     reply = _message(function.line(until))
-                function.kill()
-                function = None
+                if not isinstance(reply, dict):
+                    function.kill()
+                    function = None
                 if not isinstance(reply, dict) or not ({"value", "error"} & set(reply)):
                     reply = {"error": ["RuntimeError", "the function did not return a value "
                                        f"within {FUNCTION_SECONDS} s or within its limits"]}
