@@ -217,7 +217,7 @@ def test_non_notebooks_and_other_sheets_get_one_row_saying_so(graded):
     for r in rows:
         by_student.setdefault(r["student"], []).append(r)
     assert [r["message"] for r in by_student["not_a_notebook"]] == [
-        "not a Jupyter notebook (NotJSONError)"]
+        "not a Jupyter notebook (JSONDecodeError)"]
     assert len(by_student["photo"]) == 1
     assert "not a Jupyter notebook" in by_student["photo"][0]["message"]
     assert len(by_student["other_sheet"]) == 1
