@@ -3,9 +3,10 @@
 ``python scripts/grade.py SUBMISSIONS`` (``make grade SUBMISSIONS=dir``) grades every
 file in the folder ``SUBMISSIONS`` (one ``.ipynb`` per student; the student's name
 is the file stem) against the lecturer's copy of its exercise sheet
-(``exercises/*.md``: the sheet named in the notebook's metadata ``kmbook.sheet``,
-which ``make exercises`` and the site's downloads stamp; else the one given with
-``--sheet``; else the sheet whose cells the notebook contains), and writes
+(``exercises/*.md``: the one given with ``--sheet``; without it, the sheet every
+notebook belongs to, by its metadata ``kmbook.sheet``, which ``make exercises`` and the
+site's downloads stamp, or else by the cells it contains; when the notebooks belong to
+different sheets the grader refuses and asks for ``--sheet``), and writes
 
 * ``SUBMISSIONS/grades.csv`` — one row per student and check: student, sheet,
   exercise, check, points, max_points, passed, message;
@@ -45,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import json
 import os
 import stat
 import sys
@@ -69,6 +71,7 @@ OUTPUTS = {"grades.csv", "summary.csv", "feedback", "report.html"}
 METADATA_KEY = "kmbook"
 MIN_MATCH = 0.5
 MAX_NOTEBOOK_BYTES = 64 * 2**20
+MAX_CELLS = 2000  # a sheet has about 100; more is refused before the notebook is validated
 
 
 def submissions(folder: Path) -> list[Path]:
@@ -109,8 +112,20 @@ def read_notebook(path: Path):
         return None, why
     try:
         text = read_regular(path)
+        # a cell's key "cell_type" (inside a JSON string a quote is escaped): counted before
+        # anything parses the text, so a notebook of a million cells costs milliseconds
+        count = text.count('"cell_type"')
+        if count > MAX_CELLS:
+            return None, f"not graded: {count} cells, more than the limit of {MAX_CELLS}"
         codec.json_depth(text)
-        nb = nbformat.reads(text, as_version=4)
+        raw = json.loads(text)
+        count = len(raw["cells"]) if isinstance(raw, dict) and isinstance(
+            raw.get("cells"), list) else 0
+        if count > MAX_CELLS:
+            return None, f"not graded: {count} cells, more than the limit of {MAX_CELLS}"
+        nb = nbformat.from_dict(raw)
+        if nb.get("nbformat") != 4:
+            nb = nbformat.reads(text, as_version=4)
         cells = nb["cells"]
         if not isinstance(cells, list) or any("cell_type" not in c or "source" not in c
                                                for c in cells):
@@ -166,7 +181,7 @@ def identify(nb, sheets: list[Sheet], given: Sheet | None = None) -> Sheet | Non
     return None
 
 
-def _exercise_started(cell, sheet: Sheet) -> str | None:
+def _exercise_started(cell, sheet: Sheet, numbers: dict) -> str | None:
     """The label of the exercise a cell opens: its statement, or the stub of its answer."""
     source = cell.source if isinstance(cell.source, str) else "".join(cell.source)
     if cell.cell_type == "markdown":
@@ -175,7 +190,6 @@ def _exercise_started(cell, sheet: Sheet) -> str | None:
             if f":label: {label}" in source or (title and f"** ({title})" in source):
                 return label
     elif cell.cell_type == "code":
-        numbers = make_exercises.exercise_numbers(list(sheet.titles), sheet.name)
         for label in sheet.titles:
             # the stub's first line: "# Exercise 3.1:" (older handouts: the label)
             if any(line.startswith((f"# Exercise {numbers[label]}:", f"# Exercise {label}:"))
@@ -207,8 +221,9 @@ def student_steps(nb, sheet: Sheet) -> list:
     waiting = [i for i in range(len(sheet.checks)) if i not in anchored]
     steps: list = []
     index = 0
+    numbers = make_exercises.exercise_numbers(list(sheet.titles), sheet.name)
     for cell in nb.cells:
-        label = _exercise_started(cell, sheet)
+        label = _exercise_started(cell, sheet, numbers)
         if label is not None:
             due = [i for i in waiting if position[i] < order[label]]
             if due:
@@ -278,12 +293,15 @@ def grade(folder: Path, sheet_path: Path | None = None, sheets_dir: Path = ROOT 
              for p, (nb, _) in read.items()}
     target = given
     if target is None:
+        # never a vote: one forged notebook must not choose the sheet a class is graded on
         votes = collections.Counter(s.name for s in found.values() if s is not None)
         if not votes:
             raise SystemExit(f"no submission in {folder} is a notebook of a sheet in {sheets_dir}")
-        best = max(votes.values())
-        name = min(n for n, v in votes.items() if v == best)
-        target = next(s for s in known if s.name == name)
+        if len(votes) > 1:
+            counts = ", ".join(f"{n} ({v})" for n, v in sorted(votes.items()))
+            raise SystemExit(f"the submissions in {folder} are notebooks of different sheets: "
+                             f"{counts}; say which to grade with --sheet (make grade SHEET=...)")
+        target = next(s for s in known if s.name == next(iter(votes)))
     problems = reference_problems(target)
     if problems:
         raise SystemExit(f"refusing to grade {target.name}: the lecturer's full checks are "

@@ -176,10 +176,10 @@ def test_lambda_star_rejects_mistakes(study):
     thr = 2.0 / (beta0 @ beta0)
     _rejected(lambda m: m.check_lambda_star(thr, 1.0, X, beta0, 1.0), "sufficient threshold",
               "sufficient threshold")
-    _rejected(lambda m: m.check_lambda_star(lam * 1.001, lam / thr, X, beta0, 1.0), "too large",
-              "does not change sign")
-    _rejected(lambda m: m.check_lambda_star(lam * 0.999, lam / thr, X, beta0, 1.0), "too small",
-              "does not change sign")
+    _rejected(lambda m: m.check_lambda_star(lam * 1.001, lam / thr, X, beta0, 1.0),
+              "not the crossing", "does not change sign")
+    _rejected(lambda m: m.check_lambda_star(lam * 0.999, lam / thr, X, beta0, 1.0),
+              "not the crossing", "does not change sign")
     _rejected(lambda m: m.check_lambda_star(lam, thr / lam, X, beta0, 1.0), "ratio", "ratio")
     _rejected(lambda m: m.check_lambda_star(None, None, X, beta0, 1.0), "is None", "is None")
 
@@ -360,3 +360,29 @@ def test_notebook_passes_self_checks_and_full_checks_and_stubs_fail(capsys, monk
     """Solution notebook: every check passes, the self-checks and then, in their place as
     when grading, the full checks. Student stubs (None): every check fails."""
     notebook.assert_sheet_passes_self_then_full(NOTEBOOK, ch01, ref, 9, capsys, monkeypatch)
+
+
+def _shown(value: float) -> list[str]:
+    return [f"{value:.{k}g}" for k in (3, 4, 5, 6)] + [f"{value:.{k}f}" for k in (3, 4, 6)]
+
+
+def test_full_check_messages_do_not_show_the_reference(Z, study):
+    """A wrong answer's message names the mistake, never the reference value, nor which way
+    the answer is off (no "too small / too large": repeated tries would find the answer)."""
+    d = np.linalg.svd(Z, compute_uv=False)
+    right = float(np.sum(d**2 / (d**2 + 50.0)))
+    factors = d**2 / (d**2 + 50.0)
+    X, beta0 = study
+    lam = _bisect(X, beta0, 1.0)
+    thr = 2.0 / (beta0 @ beta0)
+    cases = [(lambda: ref.check_effective_df(right * 1.01, Z, 50.0), _shown(right)),
+             (lambda: ref.check_shrinkage(factors * np.r_[1.01, np.ones(d.size - 1)], Z, 50.0),
+              _shown(factors[0])),
+             (lambda: ref.check_lambda_star(lam * 1.001, lam * 1.001 / thr, X, beta0, 1.0),
+              _shown(lam) + ["too small", "too large"]),
+             (lambda: ref.check_lambda_star(lam * 0.999, lam * 0.999 / thr, X, beta0, 1.0),
+              _shown(lam) + ["too small", "too large"])]
+    for call, hidden in cases:
+        with pytest.raises(AssertionError) as e:
+            call()
+        assert not [h for h in hidden if h in str(e.value)], str(e.value)

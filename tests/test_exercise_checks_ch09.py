@@ -14,7 +14,6 @@ with every solution replaced by ``None`` stubs (every check fails).
 from __future__ import annotations
 
 import math
-from contextlib import nullcontext as _nullcontext
 from pathlib import Path
 
 import _exercise_cells as notebook
@@ -211,7 +210,6 @@ def test_choose_D_accepts_formula(module, capsys):
 
 @BOTH
 @pytest.mark.parametrize("answer,match", [
-    ((math.ceil(2 / 0.05**2 * math.log(2 * 1000 / 0.01)), EPS_OK, DPH_OK), "n\\^2 pairs"),
     ((2 / 0.05**2 * LOGT, EPS_OK, DPH_OK), "integer"),
     ((D_OK, 2 * EPS_OK, DPH_OK), "eps_guaranteed"),
     ((D_OK, EPS_OK * (1 + 1e-4), DPH_OK), "eps_guaranteed"),
@@ -231,20 +229,31 @@ def test_choose_D_rejects_mistakes(module, answer, match):
     ((D_OK, EPS_OK, 2 * D_OK), "range 4"),
 ])
 def test_choose_D_reference_names_the_direction(answer, match):
-    """Only the full check (run when grading) says which way an integer is off."""
+    """Only the full check (run when grading) says which way an integer is off; the
+    self-check rejects these pairs as inconsistent, without a direction."""
     with pytest.raises(AssertionError, match=match):
         reference.check_choose_D(*answer, 1000, 0.05, 0.01, 5000)
-    with pytest.raises(AssertionError) if answer[0] != D_OK else _nullcontext() as err:
+    with pytest.raises(AssertionError) as err:
         ch09.check_choose_D(*answer, 1000, 0.05, 0.01, 5000)
-    if err is not None and answer[0] != D_OK:
-        assert not any(w in str(err.value) for w in ("too large", "too small", "one too"))
+    assert not any(w in str(err.value) for w in ("too large", "too small", "one too"))
 
 
-def test_choose_D_self_check_is_not_an_oracle_for_D_phase(capsys):
-    """D_phase is a single integer: every integer above D_needed passes the self-check."""
-    for d2 in (D_OK + 1, DPH_OK - 1, DPH_OK, DPH_OK + 1, 3 * DPH_OK):
+def test_choose_D_reference_knows_the_n_pairs_mistake():
+    with pytest.raises(AssertionError, match="n\\^2 pairs"):
+        reference.check_choose_D(math.ceil(2 / 0.05**2 * math.log(2 * 1000 / 0.01)), EPS_OK,
+                                 DPH_OK, 1000, 0.05, 0.01, 5000)
+
+
+def test_choose_D_self_check_is_not_an_oracle(capsys):
+    """Trying the integers one by one finds nothing: with D_phase = 4 D every D passes (the
+    right one too), and for the right D_needed every D_phase of its rounding window passes."""
+    tried = list(range(1, 20_001)) + [D_OK, DPH_OK]
+    for d1 in tried:
+        ch09.check_choose_D(d1, EPS_OK, 4 * d1, 1000, 0.05, 0.01, 5000)
+    for d2 in range(4 * D_OK - 3, 4 * D_OK + 1):
         ch09.check_choose_D(D_OK, EPS_OK, d2, 1000, 0.05, 0.01, 5000)
-    assert capsys.readouterr().out.count("Self-check passed:") == 5
+    assert DPH_OK in range(4 * D_OK - 3, 4 * D_OK + 1)
+    assert capsys.readouterr().out.count("Self-check passed:") == len(tried) + 4
 
 
 def test_choose_D_reference_uses_the_sheets_values(capsys):

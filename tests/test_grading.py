@@ -15,6 +15,7 @@ check-cell metadata, added up by hand in the constants below (the fixture sheet
 from __future__ import annotations
 
 import csv
+import json
 import os
 from pathlib import Path
 
@@ -216,7 +217,7 @@ def test_non_notebooks_and_other_sheets_get_one_row_saying_so(graded):
     for r in rows:
         by_student.setdefault(r["student"], []).append(r)
     assert [r["message"] for r in by_student["not_a_notebook"]] == [
-        "not a Jupyter notebook (NotJSONError)"]
+        "not a Jupyter notebook (JSONDecodeError)"]
     assert len(by_student["photo"]) == 1
     assert "not a Jupyter notebook" in by_student["photo"][0]["message"]
     assert len(by_student["other_sheet"]) == 1
@@ -464,3 +465,47 @@ def test_a_function_answer_cannot_patch_the_checks(tmp_path):
     assert [(r["check"], r["passed"]) for r in rows if r["passed"] == "no"] == [
         ("check_matern", "no")]
     assert _totals(folder) == {"patcher": 6}
+
+
+def test_numbers_and_arrays_keep_their_shape_between_sandboxes():
+    """A numpy scalar or 0-d array answer arrives as a scalar (a list of two ``np.float64``
+    is an array of shape (2,), not (2, 1)); arrays keep shape, dtype and values."""
+    import numpy as np
+    from _grading import codec
+
+    values = [np.float64(0.25), np.array(1.5), np.arange(6.0).reshape(2, 3).T,
+              np.int32(7), [np.float64(0.1), np.float64(0.2)]]
+    back = [codec.Decoder()(codec.loads(json.dumps(codec.Encoder()(v)).encode())) for v in values]
+    for value, got in zip(values, back, strict=True):
+        assert np.shape(got) == np.shape(value)
+        assert np.array_equal(np.asarray(got), np.asarray(value))
+        assert np.asarray(got).dtype == np.asarray(value).dtype
+
+
+def test_without_sheet_option_a_mixed_class_is_refused(tiny, tmp_path):
+    """No vote among the notebooks: one forged notebook of another sheet (or many) cannot
+    choose the sheet; the grader asks for ``--sheet`` and writes nothing."""
+    solution, _, other = tiny
+    folder = tmp_path / "class"
+    folder.mkdir()
+    nbformat.write(solution, folder / "alice.ipynb")
+    nbformat.write(solution, folder / "bob.ipynb")
+    nbformat.write(other, folder / "mallory.ipynb")
+    with pytest.raises(SystemExit, match="different sheets.*--sheet"):
+        grade.grade(folder, sheets_dir=SHEETS, limits=LIMITS)
+    assert not (folder / "grades.csv").exists()
+
+
+def test_a_notebook_with_too_many_cells_is_refused_before_it_is_parsed(tmp_path):
+    """A notebook of 100,000 cells gets one row saying why, in well under a second."""
+    import time
+
+    cells = [{"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": f"x = {i}",
+              "outputs": [], "execution_count": None} for i in range(100_000)]
+    path = tmp_path / "huge.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,
+                                "nbformat_minor": 5}), encoding="utf-8")
+    start = time.perf_counter()
+    got, why = grade.read_notebook(path)
+    assert got is None and "more than the limit of 2000" in why
+    assert time.perf_counter() - start < 5  # parsed and validated, it took about a minute

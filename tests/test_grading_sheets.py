@@ -6,7 +6,7 @@ answer is obvious: the check then compares a trivial answer with the reference c
 on the trivial data. So every name a check cell reads from the notebook must be an answer
 (a name some solution cell of the sheet binds); the data are rebuilt inside the check cell
 or the check from the sheet's own seeds. Sheets that break this today are marked
-``xfail(strict=True)`` with the sheet named.
+``xfail(strict=True)`` with the sheet named (none today).
 """
 from __future__ import annotations
 
@@ -19,12 +19,7 @@ from _grading.sheet import load_sheet
 from _notebooks import ROOT
 
 SHEETS = sorted((ROOT / "exercises").glob("*.md"))
-READS_DATA = {
-    "07_krr_rates": "sheet 7: the check cells still pass x, fx, f_norm2, x2, f2, lam2, ns, run "
-                    "(the full checks rebuild them from the sheet's seeds and ignore them)",
-    "08_svm_logistic": "sheet 8: the check cells still pass X_cl, y_cl, sigma_cl, lam_cl, "
-                       "X_sv, ..., X_rad, Lambda_rad (the full checks rebuild and ignore them)",
-}
+READS_DATA: dict[str, str] = {}
 
 
 def data_read_by_checks(path) -> list[str]:

@@ -84,7 +84,7 @@ def _npy(array) -> str:
     import numpy as np
 
     buf = io.BytesIO()
-    np.save(buf, np.ascontiguousarray(array), allow_pickle=False)
+    np.save(buf, np.asarray(array), allow_pickle=False)  # (ascontiguousarray makes 0-d 1-d)
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 

@@ -111,7 +111,8 @@ class IsolatedFunction:
         IsolatedFunction.calls += 1
         ident = IsolatedFunction.calls
         encode = codec.Encoder()
-        call = {"id": ident, "fn": self.item, "args": [encode(a) for a in args],
+        call = {"id": ident, "check": CURRENT[0], "fn": self.item,
+                "args": [encode(a) for a in args],
                 "kwargs": [[str(k), encode(v)] for k, v in kwargs.items()]}
         _send({"call": call})
         while True:
@@ -132,6 +133,9 @@ class IsolatedFunction:
             raise RuntimeError(f"{self.__name__} ended without returning (a crash, an exit "
                                "or a limit)")
         return codec.Decoder()(reply["value"])
+
+
+CURRENT = [0]  # the check running now: its calls share one sandbox (see sandbox.py)
 
 
 def _send(message: dict) -> None:
@@ -203,6 +207,7 @@ def grade_job(job: dict, problem: str | None = None) -> list[dict]:
         return [{"passed": False, "message": problem} for _ in job["checks"]]
     results = []
     for i, check in enumerate(job["checks"]):
+        CURRENT[0] = i
         seen = answers.get(str(i))
         results.append(run_check(check, seen if isinstance(seen, dict) else {},
                                  job["imports"], job["check_timeout"]))

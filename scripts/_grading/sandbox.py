@@ -3,17 +3,21 @@
 Only data crosses between them, through the grader.
 
 **The sandboxes (bubblewrap, required).** Each one is a fresh mount, PID, IPC, network and
-UTS namespace holding only ``/usr``, the Python installation (read-only, at ``/opt/python``),
-the virtual environment's packages (read-only, at ``/opt/venv``; the files of an editable
-install that name the repository are masked), the staged grading scripts and a copy of
-``kmlib`` whose exercise modules have no ``check_*`` functions (read-only, at
-``/opt/kmgrade``), and a private, size-limited ``tmpfs`` as its home and ``/tmp``
-(:attr:`Limits.disk_mb`). It has no network and no capability. Run by root, bubblewrap
-needs no user namespace and ``setpriv`` turns the process into a host user without
-privileges (a fresh unused user id for each sandbox); run by an
-ordinary user, a user namespace maps the process to ``nobody`` (the host sees the
-lecturer's id). The lecturer's repository, home folder, sheets, ``.git`` and the other
-submissions are not there at all.
+UTS namespace holding only the host's system folders (``/usr``, read-only), the Python
+installation (read-only, at ``/opt/python``), the virtual environment's packages
+(read-only, at ``/opt/venv``), the staged grading scripts and a copy of ``kmlib`` whose
+exercise modules have no ``check_*`` functions (read-only, at ``/opt/kmgrade``), and a
+private, size-limited ``tmpfs`` as its home and ``/tmp`` (:attr:`Limits.disk_mb`). The
+Python installation and the packages are a relocated copy (:mod:`runtime`) and the staged
+files are compiled with their sandbox paths, all kept under neutrally named folders of
+``/var/tmp``: no file, compiled module, mount table (``/proc/self/mountinfo`` shows a bind
+mount's host folder), environment variable or interpreter attribute in a sandbox names the
+lecturer's repository, environment, Python installation, home or temporary folder. It has
+no network and no capability. Run by root, bubblewrap needs no user namespace and
+``setpriv`` turns the process into a host user without privileges (a fresh unused user id
+for each sandbox); run by an ordinary user, a user namespace maps the process to
+``nobody`` (the host sees the lecturer's id). The lecturer's repository, home folder,
+sheets, ``.git`` and the other submissions are not there at all.
 
 1. ``run_student.py`` runs the notebook's cells and sends, on its standard output, the
    answers each check reads as data (:mod:`codec`), as they are at the check cell.
@@ -21,7 +25,8 @@ submissions are not there at all.
    ``kmlib`` and ``_grading.reference`` (the full checks) at ``/opt/lecturer``, under its
    own user id, non-dumpable. It never runs student code: when a check calls a function
    answer, the call's arguments come out as data, the grader hands them to
-3. ``run_function.py``, a fresh sandbox of the student's kind started for each call,
+3. ``run_function.py``, a fresh sandbox of the student's kind started for each check that
+   calls a function answer (the calls of one check share it; it is killed when the check ends),
    which rebuilds the function from its source, calls it and sends the value back as data;
    the grader passes it to the checks. It holds no pipe to the grader's results.
 
@@ -38,6 +43,7 @@ group is killed. Untrusted JSON is checked for size and depth before it is parse
 from __future__ import annotations
 
 import ast
+import compileall
 import functools
 import importlib.util
 import json
@@ -56,6 +62,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import codec  # noqa: E402
+import runtime  # noqa: E402
 
 GRACE_SECONDS = 10
 CHECKS_SECONDS = 60
@@ -147,55 +154,29 @@ def _as_root() -> bool:
 
 
 def _base() -> str:
-    return os.path.realpath(sys.base_prefix)
-
-
-def _in_venv() -> bool:
-    return os.path.realpath(sys.prefix) != _base()
+    return runtime.base()
 
 
 def _python_in() -> str:
     """The interpreter, as the sandbox sees it."""
-    if _in_venv():
+    if runtime.in_venv():
         return f"{VENV_IN}/bin/python3"
     real = os.path.realpath(sys.executable)
-    base = _base()
-    return real if base.startswith("/usr") else PYTHON_IN + real[len(base):]
-
-
-def _site_packages() -> list[str]:
-    import site
-
-    return [os.path.realpath(p) for p in site.getsitepackages()
-            if p.startswith(sys.prefix + os.sep) and os.path.isdir(p)]
-
-
-def _masked(site_dir: str) -> list[str]:
-    """Files of ``site_dir`` that name the lecturer's folders, seen empty in the sandbox.
-
-    An editable install's finder and ``.pth``, and every ``direct_url.json``.
-    """
-    secrets = [p for p in _secret_paths() if len(p) > 4]
-    out = []
-    for name in sorted(os.listdir(site_dir)):
-        path = os.path.join(site_dir, name)
-        if name.startswith("__editable__") or name.endswith(".pth") and any(
-                s in Path(path).read_text(errors="replace") for s in secrets):
-            out.append(path)
-        elif name.endswith(".dist-info") and os.path.isfile(os.path.join(path, "direct_url.json")):
-            out.append(os.path.join(path, "direct_url.json"))
-    return out
+    return runtime.python_in() + real[len(_base()):]
 
 
 class Stage:
-    """The files the sandboxes need, copied into private folders.
+    """The files the sandboxes need, in folders whose paths name nothing of the lecturer's.
 
+    ``runtime`` (:mod:`runtime`, built once per environment and reused): the Python
+    installation and the virtual environment's packages, seen at ``/opt/python`` and
+    ``/opt/venv``. Per grading run, a folder ``kmgrade-stage-XXXXXXXX`` next to it:
     ``root`` (every sandbox sees it at ``/opt/kmgrade``): the grading scripts and
     ``lib/kmlib``, the library as installed except that ``kmlib/book/exercises/ch*.py`` keep
-    no ``check_*`` function, so the student's process holds no checker to call.
-    ``lecturer`` (only the checks see it): ``_grading/reference/``, the lecturer's full
-    checks. ``venv``: what the sandbox sees at ``/opt/venv`` (a ``pyvenv.cfg`` naming
-    ``/opt/python``, the interpreter's link, the packages bound in place).
+    no ``check_*`` function, so the student's process holds no checker to call;
+    ``lecturer`` (only the checks see it, at ``/opt/lecturer``): a copy of ``kmlib`` and
+    ``_grading/reference/``, the lecturer's full checks. Both are compiled with their
+    sandbox paths as file names.
     """
 
     def __init__(self):
@@ -203,58 +184,37 @@ class Stage:
         if spec is None or not spec.submodule_search_locations:
             raise RuntimeError("kmlib is not importable")
         self.kmlib = Path(list(spec.submodule_search_locations)[0]).resolve()
-        self.top = Path(tempfile.mkdtemp(prefix="kmgrade-stage-"))
-        self.root, self.lecturer, self.venv = (self.top / n for n in ("s", "l", "v"))
+        self.runtime = runtime.ensure()
+        self.top = Path(tempfile.mkdtemp(prefix="kmgrade-stage-", dir=runtime.parent()))
+        self.root, self.lecturer = self.top / "s", self.top / "l"
         self.root.mkdir()
         for name in STAGED:
             shutil.copy2(HERE / name, self.root / name)
+        ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
         lib = self.root / "lib" / "kmlib"
-        shutil.copytree(self.kmlib, lib, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        shutil.copytree(self.kmlib, lib, ignore=ignore)
         for module in (lib / "book" / "exercises").glob("ch*.py"):
             module.write_text(_strip_checkers(module.read_text(encoding="utf-8")),
                               encoding="utf-8")
+        shutil.copytree(self.kmlib, self.lecturer / "kmlib", ignore=ignore)
         package = self.lecturer / "_grading"
         package.mkdir(parents=True)
         (package / "__init__.py").write_text('"""The lecturer\'s checks (a copy)."""\n',
                                              encoding="utf-8")
         if (HERE / "reference").is_dir():
-            shutil.copytree(HERE / "reference", package / "reference",
-                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        self.binds = self._python_binds()
+            shutil.copytree(HERE / "reference", package / "reference", ignore=ignore)
+        for folder, inside in ((self.root, STAGE_IN), (self.lecturer, LECTURER_IN)):
+            compileall.compile_dir(str(folder), ddir=inside, quiet=2, workers=1)
+        self.binds = []
+        if runtime.staged_python():
+            if runtime.python_in() != PYTHON_IN:
+                self.binds += ["--perms", "0755", "--dir", PYTHON_IN]
+            self.binds += ["--ro-bind", str(self.runtime / "python"), runtime.python_in()]
+        if runtime.in_venv():
+            self.binds += ["--ro-bind", str(self.runtime / "venv"), VENV_IN]
         for top in (self.top, *self.top.rglob("*")):
             if not top.is_symlink():
                 os.chmod(top, 0o755 if top.is_dir() else 0o644)
-
-    def _python_binds(self) -> list[str]:
-        base = _base()
-        args: list[str] = []
-        if not base.startswith("/usr"):
-            args += ["--ro-bind", base, PYTHON_IN]
-        if not _in_venv():
-            return args
-        real = os.path.realpath(sys.executable)
-        if not real.startswith(base + os.sep):
-            raise RuntimeError(f"the interpreter {real} is not inside its installation {base} "
-                               "(is the installation readable by this user?)")
-        home = PYTHON_IN if not base.startswith("/usr") else base
-        (self.venv / "bin").mkdir(parents=True)
-        os.symlink(home + real[len(base):], self.venv / "bin" / "python3")
-        version = f"{sys.version_info.major}.{sys.version_info.minor}"
-        (self.venv / "pyvenv.cfg").write_text(
-            f"home = {home}/bin\ninclude-system-site-packages = false\nversion = "
-            f"{sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}\n",
-            encoding="utf-8")
-        (self.top / "empty").write_text("")
-        args += ["--ro-bind", str(self.venv), VENV_IN]
-        for site_dir in _site_packages():
-            inside = f"{VENV_IN}/lib/python{version}/site-packages"
-            (self.venv / "lib" / f"python{version}" / "site-packages").mkdir(parents=True,
-                                                                             exist_ok=True)
-            args += ["--ro-bind", site_dir, inside]
-            for path in _masked(site_dir):
-                args += ["--ro-bind", str(self.top / "empty"),
-                         inside + path[len(site_dir):]]
-        return args
 
     def close(self) -> None:
         shutil.rmtree(self.top, ignore_errors=True)
@@ -308,8 +268,8 @@ def _env() -> dict[str, str]:
            "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "MPLCONFIGDIR": f"{HOME_IN}/.matplotlib",
            "IPYTHONDIR": f"{HOME_IN}/.ipython", "PYTHONHASHSEED": "0",
            "PYTHONDONTWRITEBYTECODE": "1"}
-    if not _base().startswith("/usr"):
-        env["LD_LIBRARY_PATH"] = f"{PYTHON_IN}/lib"
+    if runtime.staged_python():
+        env["LD_LIBRARY_PATH"] = f"{runtime.python_in()}/lib"
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         env[var] = "1"
     return env
@@ -549,10 +509,7 @@ class Sandbox:
         extra: list[str] = []
         uid = _fresh_uid()
         if lecturer:
-            extra = ["--perms", "0755", "--dir", LECTURER_IN,
-                     "--ro-bind", str(self.stage.kmlib), f"{LECTURER_IN}/kmlib",
-                     "--ro-bind", str(self.stage.lecturer / "_grading"),
-                     f"{LECTURER_IN}/_grading"]
+            extra = ["--ro-bind", str(self.stage.lecturer), LECTURER_IN]
         path = ["--path", LECTURER_IN] if lecturer else []
         return [shutil.which("bwrap"), *_common(self.stage, limits), *extra, "--",
                 *_drop(uid), _python_in(), "-I", f"{STAGE_IN}/{script}", *path]
@@ -638,6 +595,7 @@ class Sandbox:
         job = {"checks": [{"source": c.source, "names": c.names} for c in sheet.checks],
                "check_timeout": CHECKS_SECONDS, "answers": answers}
         function: Proc | None = None
+        serving = None  # the check whose calls the running function sandbox answers
         deadline = time.monotonic() + CHECKS_SECONDS * len(sheet.checks) + GRACE_SECONDS
         results: list | str = "the grading process failed"
         try:
@@ -655,19 +613,28 @@ class Sandbox:
                 call = message.get("call")
                 if not isinstance(call, dict):
                     continue
-                # a fresh sandbox for every call: nothing of one call (a process it left
-                # running, a file, its memory) outlives it
-                function = Proc(self._cmd(limits, "run_function.py"),
-                                max_rss_mb=limits.memory_mb)
+                # a fresh sandbox for every check: the calls of one check share it (as
+                # calls share a notebook), and nothing of it (a process left running, a
+                # file, its memory) outlives that check
                 reply = None
                 until = min(deadline, time.monotonic() + FUNCTION_SECONDS)
-                if function.write(json.dumps({"limits": limits.inside(limits.timeout),
-                                              "imports": sheet.imports}).encode() + b"\n"
-                                  + json.dumps({k: call.get(k) for k in ("fn", "args", "kwargs")})
-                                  .encode() + b"\n", until):
+                if function is not None and serving != call.get("check"):
+                    function.kill()
+                    function = None
+                first = b""
+                if function is None:
+                    function = Proc(self._cmd(limits, "run_function.py"),
+                                    max_rss_mb=limits.memory_mb)
+                    serving = call.get("check")
+                    first = json.dumps({"limits": limits.inside(limits.timeout),
+                                        "imports": sheet.imports}).encode() + b"\n"
+                if function.write(first + json.dumps({k: call.get(k) for k in
+                                                      ("fn", "args", "kwargs")}).encode()
+                                  + b"\n", until):
                     reply = _message(function.line(until))
-                function.kill()
-                function = None
+                if not isinstance(reply, dict):
+                    function.kill()
+                    function = None
                 if not isinstance(reply, dict) or not ({"value", "error"} & set(reply)):
                     reply = {"error": ["RuntimeError", "the function did not return a value "
                                        f"within {FUNCTION_SECONDS} s or within its limits"]}

@@ -46,7 +46,8 @@ def _near(a: float, b: float, rtol: float) -> bool:
 # --------------------------------------------------------------------------- #
 # exercise: representing f0 on the design
 # --------------------------------------------------------------------------- #
-def check_representer(alpha: Any, quad: Any, x: Any, fx: Any, f_norm2: float) -> None:
+def check_representer(alpha: Any, quad: Any, x: Any = None, fx: Any = None,
+                       f_norm2: Any = None) -> None:
     """Self-check ``alpha`` with ``K alpha = f0(x)`` and ``quad = alpha^T K alpha``.
 
     Properties, for ``K = min(x_i, x_j)``: the residual of ``K alpha = f0(x)``, the
@@ -60,9 +61,9 @@ def check_representer(alpha: Any, quad: Any, x: Any, fx: Any, f_norm2: float) ->
     norm2 = float(coef @ np.minimum.outer(z, z) @ coef)
     a = answer_array(alpha, "alpha", pts.shape)
     q = answer_scalar(quad, "quad")
-    given = [np.asarray(v, dtype=float) for v in (x, fx, f_norm2)]
-    if any(g.shape != r.shape or not np.allclose(g, r, rtol=0, atol=1e-12)
-           for g, r in zip(given, (pts, values, np.asarray(norm2)), strict=True)):
+    given = [(np.asarray(v, dtype=float), r) for v, r in
+             zip((x, fx, f_norm2), (pts, values, np.asarray(norm2)), strict=True) if v is not None]
+    if any(g.shape != r.shape or not np.allclose(g, r, rtol=0, atol=1e-12) for g, r in given):
         raise AssertionError("x, fx or f_norm2 differ from the sheet's cell: the exercise is "
                              "about the data of that cell (seed 11); rerun it")
     f_norm2 = norm2
@@ -102,13 +103,17 @@ def _is_sheet_design(x: np.ndarray, fx: np.ndarray, lam: float) -> bool:
             and np.allclose(fx, np.sin(0.5 * np.pi * design), rtol=0, atol=1e-12))
 
 
-def check_bias(bias2: Any, x: Any, fx: Any, lam: float) -> None:
+def check_bias(bias2: Any, x: Any = None, fx: Any = None, lam: Any = None) -> None:
     """Self-check the squared bias ``||(S - I) f0||^2`` with ``S = K(K+lam I)^{-1}``.
 
     The bias is a sum, not divided by n.  Properties: a non-negative number at most
     ``||f0(x)||^2`` (``S - I`` is a contraction); for the sheet's data, the salted hash of
-    the value rounded to 6 significant digits.
+    the value rounded to 6 significant digits.  The data are the sheet's (``x2, f2, lam2``,
+    rebuilt from seed 12) unless given.
     """
+    if x is None and fx is None and lam is None:
+        x, fx = _sheet_bias_data()
+        lam = 0.05
     pts = np.asarray(x, dtype=float)
     values = np.asarray(fx, dtype=float)
     v = answer_scalar(bias2, "bias2")
@@ -119,7 +124,7 @@ def check_bias(bias2: Any, x: Any, fx: Any, lam: float) -> None:
                              "shrinks every vector; is it a sum of squared residuals?")
     if not _is_sheet_design(pts, values, float(lam)):
         raise AssertionError("the self-check knows the answer only for the sheet's data: "
-                             "call check_bias(bias2, x2, f2, lam2) with the cell's x2, f2, lam2")
+                             "call check_bias(bias2) as in the check cell")
     if matches_digest(v, _BIAS2_DIGEST, "bias2"):
         _passed("bias2 matches the stored hash of the squared bias (6 significant digits)")
         return
@@ -149,7 +154,8 @@ def _part1_bracket(n: np.ndarray, m: int, sigma2: float, f_norm2: float
     return top - sigma2 / n, top
 
 
-def check_rate_bound(B: Any, ns: Any, m: int, sigma2: float = 1.0, f_norm2: float = 1.0) -> None:
+def check_rate_bound(B: Any, ns: Any = None, m: int = 2, sigma2: float = 1.0,
+                     f_norm2: float = 1.0) -> None:
     """Self-check the minimised rate bound ``B[i]`` for each sample size ``n = ns[i]``.
 
     The bound is ``B[i] = min_gamma {sigma2/(n gamma) sum_j min(mu_j/4, gamma) + f_norm2 gamma/4}``
@@ -160,7 +166,7 @@ def check_rate_bound(B: Any, ns: Any, m: int, sigma2: float = 1.0, f_norm2: floa
     student's own.  The closed-form upper bound of part 1, which is not minimised, exceeds
     the objective at the grid's best gamma by 1-23% over the sheet's ``ns``.
     """
-    sizes = np.asarray(ns, dtype=float)
+    sizes = np.logspace(2, 8, 13) if ns is None else np.asarray(ns, dtype=float)  # the sheet's
     b = answer_array(B, "B", sizes.shape)
     if np.any(b <= 0):
         raise AssertionError("every B[i] must be positive")
@@ -337,7 +343,7 @@ def _sheet_bias_data() -> tuple[np.ndarray, np.ndarray]:
     return x2, np.sin(0.5 * np.pi * x2)
 
 
-def check_floor(floor: Any, best: Any, x: Any, fx: Any) -> None:
+def check_floor(floor: Any, best: Any, x: Any = None, fx: Any = None) -> None:
     """Self-check the ideal-shrinkage floor and the best ridge risk on the sheet's design.
 
     Properties, on the design and target of the sheet (rebuilt from seed 12) with
@@ -347,9 +353,9 @@ def check_floor(floor: Any, best: Any, x: Any, fx: Any) -> None:
     grid (it is a minimum over a finer grid), up to 0.1%.
     """
     pts, values = _sheet_bias_data()
-    given = [np.asarray(v, dtype=float) for v in (x, fx)]
-    if any(g.shape != r.shape or not np.allclose(g, r, rtol=0, atol=1e-12)
-           for g, r in zip(given, (pts, values), strict=True)):
+    given = [(np.asarray(v, dtype=float), r) for v, r in zip((x, fx), (pts, values), strict=True)
+             if v is not None]
+    if any(g.shape != r.shape or not np.allclose(g, r, rtol=0, atol=1e-12) for g, r in given):
         raise AssertionError("x2 or f2 differ from the sheet's cell (seed 12); rerun it")
     fl, b = answer_scalar(floor, "floor"), answer_scalar(best, "best")
     n = pts.shape[0]

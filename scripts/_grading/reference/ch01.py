@@ -58,8 +58,8 @@ def check_shrinkage(shrink: Any, X: Any, lam: float) -> None:
     if not np.allclose(s, ref, rtol=1e-8, atol=1e-10):
         worst = int(np.argmax(np.abs(s - ref)))
         raise AssertionError(
-            f"shrink[{worst}] = {s[worst]:.6g} but the factor d^2/(d^2+lam) there is "
-            f"{ref[worst]:.6g}; are you using the singular values of the same (standardised) X?"
+            f"shrink[{worst}] is not the factor d^2/(d^2+lam) of that singular value (relative "
+            "tolerance 1e-8); are you using the singular values of the same (standardised) X?"
         )
     print(f"Correct: shrinkage factors run from {ref[0]:.4f} down to {ref[-1]:.4f}.")
 
@@ -74,7 +74,8 @@ def check_effective_df(df: Any, X: Any, lam: float) -> None:
         hint = ""
         if abs(v - min(X.shape)) < 1e-8:
             hint = " (that is the rank: lam > 0 must reduce the degrees of freedom)"
-        raise AssertionError(f"df = {v:.6g}, but tr(H_lam) = {ref:.6g}{hint}")
+        raise AssertionError("df is not tr(H_lam) with H_lam = X (X^T X + lam I)^{-1} X^T "
+                             f"(relative tolerance 1e-8){hint}")
     print(f"Correct: df({lam:g}) = {ref:.4f} out of rank {np.linalg.matrix_rank(X)}.")
 
 
@@ -107,7 +108,7 @@ def check_intercept(intercept: Any, coef: Any, X: Any, y: Any, lam: float) -> No
         if abs(mu - y.mean()) < 1e-9 * (1.0 + abs(mu_ref)):
             hint = ("; mean(y) is the intercept for CENTRED columns, on the original scale "
                     "it is mean(y) - mean(X) @ coef")
-        raise AssertionError(f"intercept = {mu:.6g} but the minimiser has {mu_ref:.6g}{hint}")
+        raise AssertionError(f"intercept is not the minimiser's intercept (tolerance 1e-7){hint}")
     print(f"Correct: intercept {mu_ref:.4f}, and mean(y) - mean(X) @ coef reproduces it.")
 
 
@@ -165,10 +166,10 @@ def check_lambda_star(lam_star: Any, ratio: Any, X: Any, beta0: Any, sigma2: flo
             "where the smallest eigenvalue of the MSE difference actually changes sign"
         )
     if abs(v - ref) > 1e-6 * ref:
-        side = "too small" if v < ref else "too large"
         raise AssertionError(
-            f"lam_star = {v:.6g} is {side}: at the crossing the smallest eigenvalue of "
-            "MSE(OLS) - MSE(ridge) is 0; bisect until the bracket is narrower than 1e-8 * lam"
+            "lam_star is not the crossing (relative tolerance 1e-6): there the smallest "
+            "eigenvalue of MSE(OLS) - MSE(ridge) is 0; bisect until the bracket is narrower "
+            "than 1e-8 * lam"
         )
     if abs(r - v / thr) > 1e-6 * (v / thr):
         raise AssertionError(f"ratio = {r:.6g}, but your lam_star / (2 sigma2/||beta0||^2) = "

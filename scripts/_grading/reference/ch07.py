@@ -72,7 +72,8 @@ def _precision_apply(x: np.ndarray, v: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- #
 # exercise: representing f0 on the design
 # --------------------------------------------------------------------------- #
-def check_representer(alpha: Any, quad: Any, x: Any, fx: Any, f_norm2: float) -> None:
+def check_representer(alpha: Any, quad: Any, x: Any = None, fx: Any = None,
+                       f_norm2: Any = None) -> None:
     """Check ``alpha`` with ``K alpha = f0(x)`` and ``quad = alpha^T K alpha`` for ``min(x, x')``.
 
     Reference: ``alpha = Q f0(x)`` with the tridiagonal inverse ``Q`` of ``K`` (no dense solve),
@@ -112,7 +113,7 @@ def check_representer(alpha: Any, quad: Any, x: Any, fx: Any, f_norm2: float) ->
 # --------------------------------------------------------------------------- #
 # exercise: the two inequalities of the bound's proof
 # --------------------------------------------------------------------------- #
-def check_bias(bias2: Any, x: Any, fx: Any, lam: float) -> None:
+def check_bias(bias2: Any, x: Any = None, fx: Any = None, lam: Any = None) -> None:
     """Check the squared bias ``||(S - I) f0||^2`` with ``S = K(K+lam I)^{-1}``.
 
     The bias is a sum, not divided by n.
@@ -157,7 +158,8 @@ def _bound_min(n: float, m: int, sigma2: float, f_norm2: float) -> float:
     return float(np.min(vals))
 
 
-def check_rate_bound(B: Any, ns: Any, m: int, sigma2: float = 1.0, f_norm2: float = 1.0) -> None:
+def check_rate_bound(B: Any, ns: Any = None, m: int = 2, sigma2: float = 1.0,
+                     f_norm2: float = 1.0) -> None:
     """Check the minimised rate bound ``B[i]`` for each sample size ``n = ns[i]``.
 
     The bound is ``B[i] = min_gamma {sigma2/(n gamma) sum_j min(mu_j/4, gamma) + f_norm2 gamma/4}``
@@ -311,7 +313,7 @@ def check_smoothness_mse(mse_new: Any, splits: Any = None, nu: float = 1.5, seed
 # --------------------------------------------------------------------------- #
 # exercise: a floor under every penalty
 # --------------------------------------------------------------------------- #
-def check_floor(floor: Any, best: Any, x: Any, fx: Any) -> None:
+def check_floor(floor: Any, best: Any, x: Any = None, fx: Any = None) -> None:
     """Check the ideal-shrinkage floor and the best ridge risk, sigma = 0.5.
 
     Reference: the floor through the dense eigendecomposition; the best risk through the

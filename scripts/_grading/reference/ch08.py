@@ -67,8 +67,8 @@ def _libsvm(X: Any, y: Any, sigma: float, C: float) -> tuple[SVC, np.ndarray]:
 # --------------------------------------------------------------------------- #
 # the C and lambda forms
 # --------------------------------------------------------------------------- #
-def check_C_and_intercept(C: Any, intercept: Any, X: Any, y: Any, sigma: float,
-                          lam: float, a: Any = None) -> None:
+def check_C_and_intercept(C: Any, intercept: Any, X: Any = None, y: Any = None,
+                          sigma: Any = None, lam: Any = None, a: Any = None) -> None:
     """Check the box constant for penalty ``lam`` and the fitted intercept.
 
     The reference box constant is ``1/(2 lam)``; the intercept is LIBSVM's, fitted
@@ -101,8 +101,8 @@ def check_C_and_intercept(C: Any, intercept: Any, X: Any, y: Any, sigma: float,
 # --------------------------------------------------------------------------- #
 # support vectors
 # --------------------------------------------------------------------------- #
-def check_support_vectors(sv: Any, n_free: Any, X: Any, y: Any, sigma: float,
-                          C: float, a: Any = None) -> None:
+def check_support_vectors(sv: Any, n_free: Any, X: Any = None, y: Any = None,
+                          sigma: Any = None, C: Any = None, a: Any = None) -> None:
     """Check the sorted support-vector indices and the number of free support vectors.
 
     The reference is LIBSVM's dual solution on the Gaussian Gram matrix of the sheet's
@@ -170,7 +170,7 @@ def check_crossing(z_star: Any, gap_limit: Any) -> None:
 # --------------------------------------------------------------------------- #
 # Rademacher complexity
 # --------------------------------------------------------------------------- #
-def check_rademacher(rad: Any, X: Any, Lambda: float, S: Any = None) -> None:
+def check_rademacher(rad: Any, X: Any = None, Lambda: Any = None, S: Any = None) -> None:
     """Check a Monte-Carlo estimate of the Rademacher complexity of a linear-kernel ball.
 
     The reference is a 2 x 10^5-draw Monte Carlo with its own seed on the sheet's
