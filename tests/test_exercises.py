@@ -68,8 +68,8 @@ def test_student_version_has_no_solutions(src, generated):
 @pytest.mark.parametrize("src", SOURCES, ids=lambda p: p.name)
 def test_solution_notebook_runs_the_source_code(src, generated):
     """The solution notebook holds the source page's code cells unchanged, in order, with
-    their tags; so nbval's execution of the source page (every cell must pass, checks
-    included) is the execution of the solution notebook."""
+    their tags; so the execution of the source page as a notebook (every cell must pass,
+    checks included) is the execution of the solution notebook."""
     solution, _ = generated[src.stem]
     nb = nbformat.read(solution, as_version=4)
     got = [(c.source, sorted(c.metadata.get("tags", []))) for c in nb.cells
