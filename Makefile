@@ -138,11 +138,21 @@ lock:
 # checks: apt-get install chromium); without them those tests are skipped, with the reason.
 # The accessibility and layout checks (tests/test_accessibility.py) also need Node.js and
 # the packages of .ci/a11y/package.json: cd .ci/a11y && npm ci
+# They run in a second pytest process beside the other site checks (one Chromium driven by
+# Node there, the HTML checks and one Chromium per page here), their output printed after
+# the others'; the target fails if either fails.
+SITE_CHECKS := tests/test_site.py tests/test_hidden_site.py tests/test_downloads.py \
+  tests/test_plain_notebook.py tests/test_exercises.py::test_make_exercises_hands_out_the_sites_plain_notebooks \
+  tests/test_no_answers_shipped.py
 check-site: $(VENV)/.installed-test
-	$(BIN)/python -m pytest tests/test_site.py tests/test_hidden_site.py tests/test_accessibility.py \
-	  tests/test_downloads.py tests/test_plain_notebook.py \
-	  tests/test_exercises.py::test_make_exercises_hands_out_the_sites_plain_notebooks \
-	  tests/test_no_answers_shipped.py -q -rs
+	@mkdir -p _build
+	@$(PYTEST) tests/test_accessibility.py -q -rs > _build/check-site-a11y.log 2>&1 & a11y=$$!; \
+	echo "== tests/test_accessibility.py in the background (output in _build/check-site-a11y.log)"; \
+	echo "$(PYTEST) $(SITE_CHECKS) -q -rs"; \
+	$(PYTEST) $(SITE_CHECKS) -q -rs; rc=$$?; \
+	wait $$a11y; rc_a11y=$$?; \
+	echo "== tests/test_accessibility.py (ran beside the checks above):"; cat _build/check-site-a11y.log; \
+	test $$rc = 0 && test $$rc_a11y = 0
 
 # Slow: installs the downloads of the run-locally page in a fresh venv and runs every notebook.
 check-downloads: $(VENV)/.installed-test
