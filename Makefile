@@ -154,9 +154,20 @@ check-site: $(VENV)/.installed-test
 	echo "== tests/test_accessibility.py (ran beside the checks above):"; cat _build/check-site-a11y.log; \
 	test $$rc = 0 && test $$rc_a11y = 0
 
-# Slow: installs the downloads of the run-locally page in a fresh venv and runs every notebook.
+# Slow: installs the downloads of the run-locally page in a fresh venv and runs every notebook,
+# once with the newest packages and once with the oldest the requirements allow. The two
+# environments are independent: the oldest runs in a second pytest process beside the newest
+# (its output printed after); exit status 5 (no test selected: no site to test) counts as a pass.
 check-downloads: $(VENV)/.installed-test
-	KMBOOK_RUN_LOCALLY=1 $(BIN)/python -m pytest tests/test_run_locally.py -q -rs
+	@mkdir -p _build
+	@KMBOOK_RUN_LOCALLY=1 $(PYTEST) tests/test_run_locally.py -q -rs -k oldest \
+	  > _build/check-downloads-oldest.log 2>&1 & oldest=$$!; \
+	echo "== the oldest packages in the background (output in _build/check-downloads-oldest.log)"; \
+	echo "KMBOOK_RUN_LOCALLY=1 $(PYTEST) tests/test_run_locally.py -q -rs -k newest"; \
+	KMBOOK_RUN_LOCALLY=1 $(PYTEST) tests/test_run_locally.py -q -rs -k newest; rc=$$?; \
+	wait $$oldest; rc_oldest=$$?; \
+	echo "== the oldest packages (ran beside the newest):"; cat _build/check-downloads-oldest.log; \
+	{ test $$rc = 0 || test $$rc = 5; } && { test $$rc_oldest = 0 || test $$rc_oldest = 5; }
 
 exercises: book
 	rm -rf _build/exercises
