@@ -141,15 +141,36 @@ lock:
 # checks: apt-get install chromium); without them those tests are skipped, with the reason.
 # The accessibility and layout checks (tests/test_accessibility.py) also need Node.js and
 # the packages of .ci/a11y/package.json: cd .ci/a11y && npm ci
+# They run in a second pytest process beside the other site checks (one Chromium driven by
+# Node there, the HTML checks and one Chromium per page here), their output printed after
+# the others'; the target fails if either fails.
+SITE_CHECKS := tests/test_site.py tests/test_hidden_site.py tests/test_downloads.py \
+  tests/test_plain_notebook.py tests/test_exercises.py::test_make_exercises_hands_out_the_sites_plain_notebooks \
+  tests/test_no_answers_shipped.py
 check-site: $(VENV)/.installed-test
-	$(BIN)/python -m pytest tests/test_site.py tests/test_hidden_site.py tests/test_accessibility.py \
-	  tests/test_downloads.py tests/test_plain_notebook.py \
-	  tests/test_exercises.py::test_make_exercises_hands_out_the_sites_plain_notebooks \
-	  tests/test_no_answers_shipped.py -q -rs
+	@mkdir -p _build
+	@$(PYTEST) tests/test_accessibility.py -q -rs > _build/check-site-a11y.log 2>&1 & a11y=$$!; \
+	echo "== tests/test_accessibility.py in the background (output in _build/check-site-a11y.log)"; \
+	echo "$(PYTEST) $(SITE_CHECKS) -q -rs"; \
+	$(PYTEST) $(SITE_CHECKS) -q -rs; rc=$$?; \
+	wait $$a11y; rc_a11y=$$?; \
+	echo "== tests/test_accessibility.py (ran beside the checks above):"; cat _build/check-site-a11y.log; \
+	test $$rc = 0 && test $$rc_a11y = 0
 
-# Slow: installs the downloads of the run-locally page in a fresh venv and runs every notebook.
+# Slow: installs the downloads of the run-locally page in a fresh venv and runs every notebook,
+# once with the newest packages and once with the oldest the requirements allow. The two
+# environments are independent: the oldest runs in a second pytest process beside the newest
+# (its output printed after); exit status 5 (no test selected: no site to test) counts as a pass.
 check-downloads: $(VENV)/.installed-test
-	KMBOOK_RUN_LOCALLY=1 $(BIN)/python -m pytest tests/test_run_locally.py -q -rs
+	@mkdir -p _build
+	@KMBOOK_RUN_LOCALLY=1 $(PYTEST) tests/test_run_locally.py -q -rs -k oldest \
+	  > _build/check-downloads-oldest.log 2>&1 & oldest=$$!; \
+	echo "== the oldest packages in the background (output in _build/check-downloads-oldest.log)"; \
+	echo "KMBOOK_RUN_LOCALLY=1 $(PYTEST) tests/test_run_locally.py -q -rs -k newest"; \
+	KMBOOK_RUN_LOCALLY=1 $(PYTEST) tests/test_run_locally.py -q -rs -k newest; rc=$$?; \
+	wait $$oldest; rc_oldest=$$?; \
+	echo "== the oldest packages (ran beside the newest):"; cat _build/check-downloads-oldest.log; \
+	{ test $$rc = 0 || test $$rc = 5; } && { test $$rc_oldest = 0 || test $$rc_oldest = 5; }
 
 exercises: book
 	rm -rf _build/exercises

@@ -49,7 +49,6 @@ FILE_MARKERS = [
 # single tests that execute a notebook or read the built site, inside files of another suite
 TEST_MARKERS = [
     ("test_exercise_checks_ch*.py", "test_notebook_*", "notebook"),
-    ("test_exercises.py", "test_student_notebook_*", "notebook"),
     ("test_exercises.py", "test_make_exercises_hands_out_*", "site"),
     ("test_plain_notebook.py", "test_built_*", "site"),
 ]

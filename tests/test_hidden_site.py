@@ -13,16 +13,13 @@ before ``make check-site``.
 """
 from __future__ import annotations
 
-import html
-import io
 import os
 import re
-import zipfile
 from pathlib import Path
 
 import make_exercises
 import pytest
-from _notebooks import ROOT, myst_notebooks, notebook_text, read
+from _notebooks import ROOT, file_texts, myst_notebooks, read, squash
 
 HIDDEN = Path(os.environ.get("KMBOOK_HIDDEN_SITE", ROOT / "_build" / "hidden" / "_build" / "html"))
 SHOWN = Path(os.environ.get("KMBOOK_SITE", ROOT / "_build" / "html"))
@@ -38,10 +35,6 @@ pytestmark = pytest.mark.skipif(not (HIDDEN / "index.html").is_file(),
                                 reason="no site without solutions (run `make book-hidden`)")
 
 
-def _squash(text: str) -> str:
-    return " ".join(text.split())
-
-
 def fingerprints(path: Path) -> list[str]:
     """Distinctive pieces of every solution of one exercise sheet."""
     found: list[str] = []
@@ -49,7 +42,7 @@ def fingerprints(path: Path) -> list[str]:
     for cell in read(path).cells:
         if cell.cell_type == "code":
             if "solution" in cell.metadata.get("tags", []) or inside:
-                found += [_squash(ln) for ln in cell.source.splitlines() if len(ln.strip()) >= 12]
+                found += [squash(ln) for ln in cell.source.splitlines() if len(ln.strip()) >= 12]
             continue
         for line in cell.source.splitlines():
             if OPEN.match(line):
@@ -58,39 +51,17 @@ def fingerprints(path: Path) -> list[str]:
                 inside = False
             elif inside and not line.lstrip().startswith(":"):
                 plain = MATH_OR_CODE.sub("\0", line)
-                found += [_squash(m.group(0)) for m in PLAIN_RUN.finditer(plain)]
+                found += [squash(m.group(0)) for m in PLAIN_RUN.finditer(plain)]
     # what the statements themselves show (e.g. the data set to load) is no solution
     # and neither is a line that the chapters show too (``sigma2 = 1.0``)
-    shown = _squash(" ".join(c.source for c in make_exercises.student_version(read(path)).cells)
+    shown = squash(" ".join(c.source for c in make_exercises.student_version(read(path)).cells)
                     + " ".join(p.read_text(encoding="utf-8") for p in myst_notebooks("chapters")))
     return sorted(fp for fp in set(found) if fp not in shown)
 
 
-def _html_text(raw: str) -> str:
-    raw = re.sub(r"<(script|style)\b.*?</\1>", " ", raw, flags=re.S)
-    return html.unescape(re.sub(r"<[^>]+>", "", raw))
-
-
-def _texts(name: str, data: bytes):
-    """The searchable text of one file (zip archives are opened member by member)."""
-    if name.endswith(".zip"):
-        with zipfile.ZipFile(io.BytesIO(data)) as zf:
-            for member in zf.namelist():
-                yield from _texts(f"{name}!{member}", zf.read(member))
-        return
-    if name.endswith((".png", ".jpg", ".jpeg", ".gif", ".woff", ".woff2", ".ttf", ".eot",
-                      ".whl", ".ico", ".pickle", ".doctree")):
-        return
-    try:
-        raw = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return
-    if name.endswith(".html"):
-        yield name, _squash(_html_text(raw))
-    elif name.endswith(".ipynb"):
-        yield name, _squash(notebook_text(raw))
-    else:
-        yield name, _squash(raw)
+# not searched: images, fonts, pickles and the wheel (its kmlib is the library's, checks included)
+SKIPPED = frozenset({".png", ".jpg", ".jpeg", ".gif", ".woff", ".woff2", ".ttf", ".eot",
+                     ".whl", ".ico", ".pickle", ".doctree"})
 
 
 # Sphinx's smart quotes turn the sources' ' and " into typographic ones on the pages
@@ -101,8 +72,8 @@ def _site_texts(site: Path) -> list[tuple[str, str]]:
     out = []
     for path in sorted(site.rglob("*")):
         if path.is_file() and "mathjax" not in path.parts:
-            out += [(name, text.translate(TYPOGRAPHIC))
-                    for name, text in _texts(str(path.relative_to(site)), path.read_bytes())]
+            out += [(name, text.translate(TYPOGRAPHIC)) for name, text, _ in
+                    file_texts(str(path.relative_to(site)), path.read_bytes(), skip=SKIPPED)]
     return out
 
 

@@ -51,7 +51,6 @@ from __future__ import annotations
 import ast
 import html
 import io
-import json
 import os
 import re
 import tokenize
@@ -60,7 +59,7 @@ from pathlib import Path
 
 import make_exercises
 import pytest
-from _notebooks import ROOT, myst_notebooks, notebook_text, read
+from _notebooks import ROOT, file_texts, myst_notebooks, read, squash
 
 REFERENCE = ROOT / "scripts" / "_grading" / "reference"
 SHIPPED = ROOT / "kmlib" / "book" / "exercises"
@@ -112,10 +111,6 @@ SHARED_LINES = {
 }
 BINARY = {".png", ".jpg", ".jpeg", ".gif", ".svg", ".woff", ".woff2", ".ttf", ".eot", ".ico",
           ".pickle", ".doctree", ".pyc", ".npy", ".npz", ".pdf"}
-
-
-def squash(text: str) -> str:
-    return " ".join(text.split())
 
 
 def _without_comment(line: str) -> str:
@@ -294,36 +289,10 @@ def fingerprints() -> dict[str, list]:
 # --------------------------------------------------------------------------- #
 # where it is searched for
 # --------------------------------------------------------------------------- #
-def _html_text(raw: str) -> str:
-    raw = re.sub(r"<(script|style)\b.*?</\1>", " ", raw, flags=re.S)
-    return html.unescape(re.sub(r"<[^>]+>", "", raw))
-
-
-def _notebook_code(raw: str) -> list[str]:
-    return ["".join(c.get("source", "")) for c in json.loads(raw).get("cells", [])
-            if c.get("cell_type") == "code"]
-
-
 def texts(name: str, data: bytes):
     """(name, squashed text, Python sources) of a file: for a notebook its code cells, for a
-    ``.py`` file its text, else none; archives member by member."""
-    if name.endswith((".zip", ".whl")):
-        with zipfile.ZipFile(io.BytesIO(data)) as zf:
-            for member in zf.namelist():
-                yield from texts(f"{name}!{member}", zf.read(member))
-        return
-    if Path(name).suffix.lower() in BINARY:
-        return
-    try:
-        raw = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return
-    if name.endswith(".html"):
-        yield name, squash(_html_text(raw)), []
-    elif name.endswith(".ipynb"):
-        yield name, squash(notebook_text(raw)), _notebook_code(raw)
-    else:
-        yield name, squash(raw), [raw] if name.endswith(".py") else []
+    ``.py`` file its text, else none; archives (zip and wheel) member by member."""
+    yield from file_texts(name, data, archives=(".zip", ".whl"), skip=BINARY)
 
 
 def _unparsed_statements(sources: list[str]) -> set[str]:
