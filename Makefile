@@ -19,6 +19,12 @@
 #   make bench  benchmark kmlib against scikit-learn (writes benchmarks/results.md), the
 #               kernel PCA and two-sample/independence tests (results_unsupervised.md) and
 #               streamed RFF and Nystroem ridge on a million points (results_large_scale.md)
+#               and Nystroem ridge on a Dask LocalCluster against the in-memory fit
+#               (results_dask.md)
+#   make slides   one offline reveal.js deck per chapter, from the built pages, into
+#               _build/slides/ (after make book; installs reveal.js with npm)
+#   make typecheck   mypy on kmlib (the library; not kmlib/book)
+#   make lighthouse   Lighthouse (mobile) on every page of _build/html, one line each
 #   make pdf    the book as a PDF, _build/latex/book.pdf (needs TeX, see README; reuses the
 #               execution cache of make book; SOLUTIONS=hide: without solutions, into
 #               _build/hidden/_build/latex/book.pdf)
@@ -35,7 +41,7 @@ JB_FLAGS := -W -n --keep-going
 PIP_INSTALL := $(BIN)/python -m pip install -q -c constraints.txt
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: book book-hidden test test-lib test-ci lock lab notebooks exercises bench clean check-site check-downloads distclean pdf tex slides
+.PHONY: book book-hidden test test-lib test-ci lock lab notebooks exercises bench clean check-site check-downloads distclean pdf tex typecheck lighthouse slides
 
 $(BIN)/python:
 	@echo "== creating the virtual environment $(VENV)"
@@ -146,7 +152,7 @@ lock:
 # the others'; the target fails if either fails.
 SITE_CHECKS := tests/test_site.py tests/test_hidden_site.py tests/test_downloads.py \
   tests/test_plain_notebook.py tests/test_exercises.py::test_make_exercises_hands_out_the_sites_plain_notebooks \
-  tests/test_no_answers_shipped.py
+  tests/test_no_answers_shipped.py tests/test_slides.py
 check-site: $(VENV)/.installed-test
 	@mkdir -p _build
 	@$(PYTEST) tests/test_accessibility.py -q -rs > _build/check-site-a11y.log 2>&1 & a11y=$$!; \
@@ -204,6 +210,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python benchmarks/bench_kmlib.py
 	$(BIN)/python benchmarks/bench_unsupervised.py
 	$(BIN)/python benchmarks/bench_large_scale.py
+	$(BIN)/python benchmarks/bench_dask.py
 
 clean:
 	rm -rf _build .jupyter_cache .hypothesis .pytest_cache
