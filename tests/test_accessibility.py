@@ -61,7 +61,13 @@ def test_axe_finds_no_violation_on_any_page_light_or_dark():
 @pytest.mark.skipif(not (HIDDEN / "index.html").is_file(),
                     reason="no solution-free site (run `make book-hidden` first)")
 def test_axe_finds_no_violation_on_the_site_without_solutions():
-    result = _run("axe.mjs", HIDDEN)
+    # the solution-free site replaces the exercise pages by their student versions; the
+    # chapters are built from the same sources as the full site's, checked above
+    pages = ["index.html"] + sorted(f"exercises/{p.name}"
+                                    for p in (HIDDEN / "exercises").glob("*.html"))
+    result = subprocess.run(["node", str(A11Y / "axe.mjs"), str(HIDDEN),
+                             "--pages", ",".join(pages)],
+                            capture_output=True, text=True, timeout=1800, cwd=A11Y)
     assert result.returncode == 0, (result.stdout[-6000:] + result.stderr[-2000:])
 
 
