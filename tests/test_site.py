@@ -373,9 +373,7 @@ def test_repository_link_and_launch_links_follow_the_repository_setting():
 
 
 def test_notebook_install_cell_installs_the_site_wheel_only_when_kmlib_is_missing():
-    import sys
 
-    sys.path.insert(0, str(ROOT / "_ext"))
     import kmbook
 
     cell = kmbook.install_cell("https://owner.github.io/book/", "1.2.3")
@@ -454,10 +452,8 @@ def test_icon_font_subset_draws_every_icon_a_page_shows():
 
 def test_tex_to_mathml_reads_the_books_idioms():
     """aligned, unbraced \\mathbb E, f'' with a power, bold Greek and upright d."""
-    import sys
     from html import unescape
 
-    sys.path.insert(0, str(ROOT / "_ext"))
     import kmbook
 
     aligned = kmbook.tex_to_mathml(r"\begin{aligned}a&=b\\&=c\end{aligned}", True)
@@ -494,9 +490,7 @@ def test_theme_hooks_still_hold():
       kmbook-search.js builds on)."""
     import inspect
     import re
-    import sys
 
-    sys.path.insert(0, str(ROOT / "_ext"))
     import kmbook
 
     def squeeze(text: str) -> str:
