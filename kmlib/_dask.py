@@ -35,10 +35,9 @@ from typing import Any, Callable
 
 import numpy as np
 from scipy import linalg
-from sklearn.exceptions import ConvergenceWarning
 
 from ._estimator_inputs import gram
-from ._linalg import one_blas_thread, psd_rtol
+from ._linalg import falkon_cg, one_blas_thread, psd_rtol
 from ._validation import (
     EPS,
     check_feature_names,
@@ -236,31 +235,10 @@ def nystroem_krr_fit(est: Any, X: Any, y: Any,
 def _pcg(est: Any, X: Any, y: Any, T: np.ndarray, A: np.ndarray, b_s: np.ndarray, lam: float,
          max_iter: int, tol: float) -> tuple[np.ndarray, int]:
     """The conjugate gradients of ``NystroemKernelRidge._pcg``, each pass a Dask computation."""
-    def tri(R: np.ndarray, v: np.ndarray, trans: str = "N") -> np.ndarray:
-        return linalg.solve_triangular(R, v, trans=trans, check_finite=False)
+    def matvec(w: np.ndarray, first: bool) -> np.ndarray:
+        return _blockwise_sum(_pass_chunk, [X, y], est, w, first)
 
-    def matvec(u: np.ndarray, first: bool = False) -> tuple[np.ndarray, np.ndarray]:
-        acc = _blockwise_sum(_pass_chunk, [X, y], est, tri(T, u), first)
-        return tri(A, tri(T, acc[:, 0], "T") + lam * u, "T"), acc[:, 1]
-
-    z = tri(A, b_s, "T")
-    Mz, Kty = matvec(tri(A, z), first=True)
-    b = tri(A, tri(T, Kty, "T"), "T")
-    r = b - Mz
-    p, rr, bb, it = r.copy(), r @ r, b @ b, 0
-    while rr > tol * tol * bb and it < max_iter:
-        Mp = matvec(tri(A, p))[0]
-        a = rr / (p @ Mp)
-        z += a * p
-        r -= a * Mp
-        rr, rr_old = r @ r, rr
-        p = r + (rr / rr_old) * p
-        it += 1
-    if rr > tol * tol * bb:
-        warnings.warn(f"NystroemKernelRidge: conjugate gradients stopped at max_iter="
-                      f"{max_iter} with relative residual {np.sqrt(rr / bb):.2g} > "
-                      f"tol={tol:g}; raise max_iter or tol", ConvergenceWarning, stacklevel=4)
-    return tri(T, tri(A, z)), it
+    return falkon_cg(matvec, T, A, b_s, lam, max_iter, tol, stacklevel=4)
 
 
 def nystroem_krr_predict(est: Any, X: Any) -> Any:

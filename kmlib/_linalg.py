@@ -138,6 +138,49 @@ def psd_eigenpairs(evals: np.ndarray, evecs: np.ndarray, *, rtol: float | None =
     return evals[keep], evecs[:, keep]
 
 
+def falkon_cg(matvec: Any, T: np.ndarray, A: np.ndarray, b_s: np.ndarray, lam: float,
+              max_iter: int, tol: float, stacklevel: int) -> tuple[np.ndarray, int]:
+    """FALKON's conjugate gradients on ``A^-T (Phi^T Phi + lam I) A^-1 z = A^-T Phi^T y``.
+
+    ``matvec(w, first)`` is one pass over the rows, however the caller makes it (NumPy
+    blocks or Dask tasks): an ``(m, 2)`` array whose column 0 sums ``E_b^T E_b w`` over the
+    row blocks (``E_b`` a block's rows of the feature matrix) and whose column 1 sums
+    ``E_b^T y_b`` when ``first`` is true (it may be anything otherwise).  Starts from the solution
+    of the preconditioner's system, ``z = A^-T b_s``; returns ``alpha = T^-1 A^-1 z`` and the
+    number of iterations, with a ``ConvergenceWarning`` when ``max_iter`` stops it.
+    """
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    def tri(R: np.ndarray, v: np.ndarray, trans: str = "N") -> np.ndarray:
+        return sla.solve_triangular(R, v, trans=trans, check_finite=False)
+
+    def op(u: np.ndarray, first: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        acc = matvec(tri(T, u), first)
+        return tri(A, tri(T, acc[:, 0], "T") + lam * u, "T"), acc[:, 1]
+
+    z = tri(A, b_s, "T")
+    Mz, Kty = op(tri(A, z), first=True)
+    b = tri(A, tri(T, Kty, "T"), "T")
+    r = b - Mz
+    p, rr, bb, it = r.copy(), r @ r, b @ b, 0
+    while rr > tol * tol * bb and it < max_iter:
+        Mp = op(tri(A, p))[0]
+        a = rr / (p @ Mp)
+        z += a * p
+        r -= a * Mp
+        rr, rr_old = r @ r, rr
+        p = r + (rr / rr_old) * p
+        it += 1
+    if rr > tol * tol * bb:
+        warnings.warn(f"NystroemKernelRidge: conjugate gradients stopped at max_iter="
+                      f"{max_iter} with relative residual {np.sqrt(rr / bb):.2g} > "
+                      f"tol={tol:g}; raise max_iter or tol", ConvergenceWarning,
+                      stacklevel=stacklevel + 1)
+    return tri(T, tri(A, z)), it
+
+
 def rank_deficiency_error(X: np.ndarray, what: str) -> ValueError:
     """The error for a design without full column rank where ``what`` needs one."""
     n, p = X.shape

@@ -38,12 +38,11 @@ from numpy.typing import ArrayLike
 from scipy import linalg
 from scipy.linalg import blas
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.exceptions import ConvergenceWarning
 
 from . import _dask
 from ._blocks import block_rows, gen_blocks
 from ._estimator_inputs import gram
-from ._linalg import blas_threads, one_blas_thread, psd_rtol
+from ._linalg import blas_threads, falkon_cg, one_blas_thread, psd_rtol
 from ._typing import KernelFunc, Seed
 from ._validation import (
     EPS,
@@ -279,40 +278,15 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
         estimates ``Phi^T y`` from the same rows); returns ``alpha = T^-1 A^-1 z`` and the
         number of iterations.
         """
-        def tri(R: np.ndarray, v: np.ndarray, trans: str = "N") -> np.ndarray:
-            return linalg.solve_triangular(R, v, trans=trans, check_finite=False)
-
-        def matvec(u: np.ndarray, first: bool = False) -> tuple[np.ndarray, np.ndarray]:
-            """``M z`` for ``u = A^-1 z`` in one pass, and ``K_nm^T y`` on the first."""
-            w = tri(T, u)
-
+        def matvec(w: np.ndarray, first: bool) -> np.ndarray:
             def step(blk: slice, acc: np.ndarray) -> None:
                 E = self._block(X[blk])
                 acc[:, 0] += (E @ w) @ E
                 if first:
                     acc[:, 1] += y[blk] @ E
-            acc = self._sweep(X, step, (len(T), 2), workers)
-            return tri(A, tri(T, acc[:, 0], "T") + lam * u, "T"), acc[:, 1]
+            return self._sweep(X, step, (len(T), 2), workers)
 
-        z = tri(A, b_s, "T")
-        Mz, Kty = matvec(tri(A, z), first=True)
-        b = tri(A, tri(T, Kty, "T"), "T")
-        r = b - Mz
-        p, rr, bb, it = r.copy(), r @ r, b @ b, 0
-        while rr > tol * tol * bb and it < max_iter:
-            Mp = matvec(tri(A, p))[0]
-            a = rr / (p @ Mp)
-            z += a * p
-            r -= a * Mp
-            rr, rr_old = r @ r, rr
-            p = r + (rr / rr_old) * p
-            it += 1
-        if rr > tol * tol * bb:
-            warnings.warn(f"NystroemKernelRidge: conjugate gradients stopped at max_iter="
-                          f"{max_iter} with relative residual {np.sqrt(rr / bb):.2g} > "
-                          f"tol={tol:g}; raise max_iter or tol", ConvergenceWarning,
-                          stacklevel=3)
-        return tri(T, tri(A, z)), it
+        return falkon_cg(matvec, T, A, b_s, lam, max_iter, tol, stacklevel=3)
 
     @finite_result
     def predict(self, X: ArrayLike) -> np.ndarray:
