@@ -928,7 +928,13 @@ def _one_stylesheet(app, pagename, templatename, context, doctree) -> None:
         # named after the files it joins (a page that is not written again keeps its link);
         # the link's ?v= checksum (Sphinx's) changes with its content
         _bundles[key] = f"kmbook-site-{hashlib.sha256(repr(key).encode()).hexdigest()[:8]}.css"
-        _write_stylesheet(app, key)
+        try:
+            _write_stylesheet(app, key)
+        except FileNotFoundError:
+            # a first build: Sphinx copies the static files, and myst-nb writes its
+            # stylesheet, only when the pages are written; _rewrite_stylesheets joins them
+            # at build-finished (the link then has no ?v= checksum until the next build)
+            pass
     context["css_files"] = [_CascadingStyleSheet(f"_static/{_bundles[key]}",
                                                  rel="stylesheet", type="text/css")] + rest
 
