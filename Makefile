@@ -152,7 +152,8 @@ lock:
 # the others'; the target fails if either fails.
 SITE_CHECKS := tests/test_site.py tests/test_hidden_site.py tests/test_downloads.py \
   tests/test_plain_notebook.py tests/test_exercises.py::test_make_exercises_hands_out_the_sites_plain_notebooks \
-  tests/test_no_answers_shipped.py tests/test_slides.py
+  tests/test_no_answers_shipped.py tests/test_slides.py \
+  tests/test_grading.py::test_hidden_checks_do_not_reach_the_solution_free_site
 check-site: $(VENV)/.installed-test
 	@mkdir -p _build
 	@$(PYTEST) tests/test_accessibility.py -q -rs > _build/check-site-a11y.log 2>&1 & a11y=$$!; \

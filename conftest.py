@@ -51,6 +51,7 @@ TEST_MARKERS = [
     ("test_exercise_checks_ch*.py", "test_notebook_*", "notebook"),
     ("test_exercises.py", "test_make_exercises_hands_out_*", "site"),
     ("test_plain_notebook.py", "test_built_*", "site"),
+    ("test_grading.py", "test_hidden_checks_do_not_reach_the_solution_free_site", "site"),
 ]
 SUITES = ("lib", "book", "notebook", "site", "grading", "slow")
 
