@@ -30,6 +30,7 @@ environment.
 from __future__ import annotations
 
 import copy
+import posixpath
 import re
 from dataclasses import dataclass, field
 from typing import Callable
@@ -78,17 +79,11 @@ def _format_glue(text: str, fmt: str) -> str:
 
 
 def _resolve_doc(target: str, current: str) -> str:
+    """The document ``target`` names from the page ``current`` (never above the root)."""
     if target.startswith("/"):
         return target.lstrip("/")
-    parts = current.split("/")[:-1] + target.split("/")
-    out: list[str] = []
-    for part in parts:
-        if part == "..":
-            if out:
-                out.pop()
-        elif part and part != ".":
-            out.append(part)
-    return "/".join(out)
+    path = posixpath.normpath(posixpath.join(posixpath.dirname(current), target))
+    return "" if path == "." else re.sub(r"^(\.\./)+|^\.\.$", "", path)
 
 
 def _link(text: str, target: str | None, look: Lookups) -> str:

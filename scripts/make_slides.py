@@ -34,6 +34,7 @@ import html
 import math
 import mimetypes
 import os
+import posixpath
 import re
 import sys
 import time
@@ -102,14 +103,9 @@ def _clean(node, page: str, prefix: str, images: Path):
 
 
 def _resolve(path: str) -> str:
-    out: list[str] = []
-    for part in path.split("/"):
-        if part == "..":
-            if out:
-                out.pop()
-        elif part and part != ".":
-            out.append(part)
-    return "/".join(out)
+    """``path`` with ``.`` and ``..`` resolved, never above the book's root."""
+    path = posixpath.normpath(path)
+    return "" if path == "." else re.sub(r"^(\.\./)+|^\.\.$", "", path)
 
 
 def _data_uri(images: Path, src: str) -> str:
