@@ -25,6 +25,8 @@
 #               _build/slides/ (after make book; installs reveal.js with npm)
 #   make typecheck   mypy on kmlib (the library; not kmlib/book)
 #   make lighthouse   Lighthouse (mobile) on every page of _build/html, one line each
+#   make bench-grading   make grade on a class of 20 notebooks of sheet 4 with JOBS=1 and
+#               JOBS=2: wall time, load and marks (needs bubblewrap)
 #   make pdf    the book as a PDF, _build/latex/book.pdf (needs TeX, see README; reuses the
 #               execution cache of make book; SOLUTIONS=hide: without solutions, into
 #               _build/hidden/_build/latex/book.pdf)
@@ -41,7 +43,7 @@ JB_FLAGS := -W -n --keep-going
 PIP_INSTALL := $(BIN)/python -m pip install -q -c constraints.txt
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: book book-hidden test test-lib test-ci lock lab notebooks exercises bench clean check-site check-downloads distclean pdf tex typecheck lighthouse slides
+.PHONY: book book-hidden test test-lib test-ci lock lab notebooks exercises bench clean check-site check-downloads distclean pdf tex typecheck lighthouse slides bench-grading
 
 $(BIN)/python:
 	@echo "== creating the virtual environment $(VENV)"
@@ -212,6 +214,10 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python benchmarks/bench_unsupervised.py
 	$(BIN)/python benchmarks/bench_large_scale.py
 	$(BIN)/python benchmarks/bench_dask.py
+
+# make grade on a class of 20 notebooks of sheet 4 (solutions, stubs, hostile), JOBS=1 and 2
+bench-grading: $(VENV)/.installed-book
+	$(BIN)/python benchmarks/bench_grading.py
 
 clean:
 	rm -rf _build .jupyter_cache .hypothesis .pytest_cache
