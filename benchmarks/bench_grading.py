@@ -32,28 +32,19 @@ ROOT = Path(__file__).resolve().parents[1]
 SHEET = ROOT / "exercises" / "04_kernels.md"
 
 THIEF = '''
-def _steal(r, nu, ell):
-    import sys
+import sys
+def _lecturers(r, nu, ell):
     try:
-        from _grading.reference import ch04 as ref
-        return ref._matern_bessel(r, nu, ell)
-    except Exception:
-        pass
-    frame = sys._getframe(1)
-    while frame is not None:
-        for space in (frame.f_locals, frame.f_globals):
-            for value in list(space.values()):
-                if callable(value) and "bessel" in getattr(value, "__name__", ""):
-                    return value(r, nu, ell)
-        frame = frame.f_back
-    import numpy
-    return numpy.exp(-numpy.asarray(r, dtype=float) / ell)
-
-def matern32(r, ell):
-    return _steal(r, 1.5, ell)
-
-def matern52(r, ell):
-    return _steal(r, 2.5, ell)
+        from _grading.reference.ch04 import _matern_bessel as found
+    except ImportError:
+        found, f = None, sys._getframe(1)
+        while f is not None and found is None:
+            found = next((v for v in {**f.f_globals, **f.f_locals}.values()
+                          if callable(v) and "bessel" in getattr(v, "__name__", "")), None)
+            f = f.f_back
+    return found(r, nu, ell) if found else 0 * r
+matern32 = lambda r, ell: _lecturers(r, 1.5, ell)
+matern52 = lambda r, ell: _lecturers(r, 2.5, ell)
 '''
 FORKS = '''
 import os, time
