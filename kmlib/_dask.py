@@ -44,9 +44,10 @@ from ._validation import (
     check_finite_result,
     check_fitted,
     check_int,
-    check_kernel,
+    check_matrix,
     check_n_features,
     check_rng,
+    check_same_length,
     check_vector,
     warn_column_y,
 )
@@ -74,22 +75,18 @@ def _rows(X: Any, name: str, chunks: Any = None) -> Any:
                              f"{name}.to_dask_array(lengths=True)")
         X = np.asarray(X)
         X = da.from_array(X, chunks=(chunks,) + X.shape[1:] if chunks else -1)
-    if X.ndim == 1:
-        X = X[:, None]
-    if X.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D array of shape (n_samples, n_features) or a "
-                         f"1-D array; got a Dask array with ndim={X.ndim}")
-    if any(math.isnan(c) for c in X.chunks[0]):
+    if X.ndim and math.isnan(X.shape[0]):
         raise ValueError(f"{name} has unknown chunk sizes (nan), as after boolean indexing or "
                          "a dask.dataframe's to_dask_array(); compute them first: "
                          f"{name} = {name}.compute_chunk_sizes() (or to_dask_array(lengths=True))")
+    if X.ndim == 1:
+        X = X[:, None]
+    # the NumPy rules of shape (2-D, not empty), applied to the shape alone (no data read)
+    check_matrix(np.broadcast_to(0.0, X.shape), name, finite=False)
     if len(X.chunks[1]) > 1:
         raise ValueError(f"{name} is split into {len(X.chunks[1])} chunks along its columns; "
                          "each row must lie in one chunk: "
                          f"{name} = {name}.rechunk({{1: -1}})")
-    if X.shape[0] == 0:
-        raise ValueError(f"{name} is empty: 0 sample(s) (shape={X.shape}) while a minimum of 1 "
-                         "is required.")
     return X
 
 
@@ -102,14 +99,10 @@ def _response(y: Any, X: Any) -> Any:
     if any(math.isnan(c) for c in y.chunks[0]):
         raise ValueError("y has unknown chunk sizes (nan); compute them first: "
                          "y = y.compute_chunk_sizes()")
-    warn_column_y(np.broadcast_to(0.0, y.shape))   # the shape only, nothing computed
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y[:, 0]
-    if y.ndim != 1:
-        raise ValueError(f"y must be 1-D of shape (n_samples,); got shape {y.shape}")
-    if y.shape[0] != X.shape[0]:
-        raise ValueError("X and y must have the same number of samples; "
-                         f"got {X.shape[0]} and {y.shape[0]}")
+    # the NumPy rules (a column warns, 1-D, one entry per row) on the shape alone
+    warn_column_y(np.broadcast_to(0.0, y.shape))
+    check_same_length(X, check_vector(np.broadcast_to(0.0, y.shape), "y", finite=False))
+    y = y[:, 0] if y.ndim == 2 else y
     if y.chunks[0] != X.chunks[0]:
         raise ValueError(f"X and y have different row chunks ({X.chunks[0]} and {y.chunks[0]}); "
                          "a chunk of X must meet the same rows of y: "
@@ -282,17 +275,15 @@ def _mmd_chunk(Xb: np.ndarray, Yb: np.ndarray, kernel: Any,
 def mmd2_linear(X: Any, Y: Any, kernel: Any, statistic: Callable[..., float]) -> float:
     """:func:`kmlib.unsupervised.mmd2_linear` on Dask arrays (chunks rechunked to pairs).
 
-    ``statistic`` is the NumPy function, applied to each chunk's pairs.
+    ``statistic`` is the NumPy function, applied to each chunk's pairs; its own checks
+    (the kernel, the same number of columns, finite values) run on every chunk, and the
+    kernel was checked by its declaration before the call came here.
     """
     X, Y = _rows(X, "X"), _rows(Y, "Y")
     for A, name in ((X, "X"), (Y, "Y")):
         if A.shape[0] < 2:
             raise ValueError(f"{name} must have at least 2 samples (one pair of rows); "
                              f"got {A.shape[0]}")
-    if X.shape[1] != Y.shape[1]:
-        raise ValueError("X and Y must have the same number of features (columns); "
-                         f"got {X.shape[1]} and {Y.shape[1]}")
-    check_kernel(kernel)
     n2 = min(X.shape[0], Y.shape[0]) // 2 * 2
     # the chunk boundaries of X (or of Y if only Y came chunked) below n2, moved down to
     # even rows: every pair of rows in one chunk

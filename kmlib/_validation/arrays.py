@@ -144,23 +144,13 @@ def check_vector(y: ArrayLike, name: str = "y", *, finite: bool = True,
     return v
 
 
-def check_same_length(a: np.ndarray, b: np.ndarray, name_a: str = "X",
-                      name_b: str = "y") -> None:
-    """Raise if ``a`` and ``b`` do not have the same number of rows."""
-    if a.shape[0] != b.shape[0]:
-        raise ValueError(
-            f"{name_a} and {name_b} must have the same number of samples; "
-            f"got {a.shape[0]} and {b.shape[0]}"
-        )
-
-
-def check_same_width(a: Any, b: Any, name_a: str = "X", name_b: str = "Y") -> None:
-    """Raise if the matrices ``a`` and ``b`` do not have the same number of columns."""
-    if a.shape[1] != b.shape[1]:
-        raise ValueError(
-            f"{name_a} and {name_b} must have the same number of features (columns); "
-            f"got {a.shape[1]} and {b.shape[1]}"
-        )
+def check_same_length(a: Any, b: Any, name_a: str = "X", name_b: str = "y", *,
+                      axis: int = 0) -> None:
+    """Raise unless ``a`` and ``b`` have the same number of rows (``axis=1``: of columns)."""
+    what = "samples" if axis == 0 else "features (columns)"
+    if a.shape[axis] != b.shape[axis]:
+        raise ValueError(f"{name_a} and {name_b} must have the same number of {what}; "
+                         f"got {a.shape[axis]} and {b.shape[axis]}")
 
 
 def check_square(K: ArrayLike, name: str = "K") -> np.ndarray:

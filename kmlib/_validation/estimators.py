@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.exceptions import DataConversionWarning, NotFittedError
+from sklearn.exceptions import DataConversionWarning
 from sklearn.utils import check_array, column_or_1d
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_non_negative, validate_data
+from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
 from .arrays import check_matrix, check_same_length, check_square, check_vector
 from .gram import check_gram_psd, check_symmetric
@@ -70,13 +70,10 @@ def check_kernel(kernel: Any, name: str = "kernel") -> Any:
     return kernel
 
 
-def check_fitted(estimator: Any, attribute: str) -> None:
-    """Raise scikit-learn's :class:`NotFittedError` unless ``estimator`` has ``attribute``."""
-    if getattr(estimator, attribute, None) is None:
-        raise NotFittedError(
-            f"This {type(estimator).__name__} instance is not fitted yet; call fit(X, y) "
-            "before using this estimator"
-        )
+#: Raise scikit-learn's :class:`NotFittedError` unless ``estimator`` has ``attribute``:
+#: scikit-learn's public ``check_is_fitted`` and its message ("This KernelRidge instance is
+#: not fitted yet. Call 'fit' with appropriate arguments before using this estimator.").
+check_fitted = check_is_fitted
 
 
 def check_n_features(estimator: Any, X: np.ndarray, expected: int | None = None,

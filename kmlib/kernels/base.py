@@ -26,7 +26,7 @@ from .._validation import (
     check_int,
     check_matrix,
     check_nonnegative,
-    check_same_width,
+    check_same_length,
     preserve_float32,
 )
 
@@ -216,7 +216,7 @@ class Kernel(ABC):
             Ya = Xa
         else:
             Ya = self._check(Y, "Y")
-            check_same_width(Xa, Ya)
+            check_same_length(Xa, Ya, "X", "Y", axis=1)
         with np.errstate(over="ignore", invalid="ignore"):
             G = _tiled_gram(self._gram, Xa, Ya, symmetric)  # a fresh array
         if G is None:
