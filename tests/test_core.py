@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from sklearn.base import BaseEstimator
 from sklearn.model_selection import KFold as SkKFold
 
 from kmlib import NotFittedError, datasets
@@ -60,10 +61,13 @@ def test_scalar_and_label_checks():
 
 
 def test_not_fitted_error_is_a_value_error_with_a_clear_message():
-    class Est:
-        coef_ = None
-    with pytest.raises(NotFittedError, match="not fitted yet"):
+    class Est(BaseEstimator):   # scikit-learn's rule: fitted once fit has set the attribute
+        def fit(self, X, y=None):
+            self.coef_ = 1.0
+            return self
+    with pytest.raises(NotFittedError, match="Est instance is not fitted yet"):
         check_fitted(Est(), "coef_")
+    check_fitted(Est().fit(None), "coef_")
     assert issubclass(NotFittedError, ValueError)
 
 
