@@ -671,7 +671,7 @@ def test_spectral_functions_bad_input(fn):
 
 def test_pds_from_nds_bad_input():
     sq = km.squared_distance()
-    with pytest.raises(ValueError, match="must be a kmlib.kernels.Kernel"):
+    with pytest.raises(ValueError, match="must be an instance of kmlib.kernels.Kernel"):
         km.pds_from_nds(lambda X, Y: X @ Y.T, 0.0)
     with pytest.raises(ValueError, match="single point"):
         km.pds_from_nds(sq, np.zeros((2, 3)))

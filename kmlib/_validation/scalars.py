@@ -54,10 +54,8 @@ def check_lam_grid(lams: Any, name: str = "lams") -> np.ndarray:
 
 def check_int(value: Any, name: str, *, minimum: int = 1,
               maximum: int | None = None) -> int:
-    """Return ``value`` as an int in [minimum, maximum]."""
-    check_constraints(name, value, [Interval(Integral, minimum, None, closed="left")])
-    if maximum is not None and value > maximum:
-        raise ValueError(f"{name} must be <= {maximum}; got {value}")
+    """Return ``value`` as an int in [minimum, maximum] (``maximum`` None: no upper bound)."""
+    check_constraints(name, value, [Interval(Integral, minimum, maximum, closed="both")])
     return int(value)
 
 

@@ -16,8 +16,8 @@ from .. import _dask
 from .._typing import Seed
 from .._validation import (
     check_feature_names,
-    check_fitted,
     check_matrix,
+    check_predict_input,
     check_rng,
     finite_result,
     preserve_float32,
@@ -30,7 +30,6 @@ from ..kernels.vector import spectral_family
 from ._common import (
     _KERNELS,
     _VARIANTS,
-    _check_transform_input,
 )
 
 _UNIT = Interval(Real, 0, 1, closed="neither")
@@ -222,9 +221,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         """
         if _dask.is_dask(X):   # a lazy Dask array, chunk by chunk
             return _dask.transform(self, X, "W_", lambda e: e.n_output_features_)
-        check_fitted(self, "W_")
+        A = check_predict_input(self, X, "W_", accept_sparse=True)
         W = self.W_
-        A = _check_transform_input(X, self)
         n, D = A.shape[0], W.shape[1]
         if self.variant == "cos_sin":
             # one matrix product, then sin(t) = cos(t - pi/2) so that a single

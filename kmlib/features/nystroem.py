@@ -22,9 +22,9 @@ from .._estimator_inputs import (
 from .._linalg import eigh_owned, psd_eigenpairs
 from .._typing import KernelFunc, Seed
 from .._validation import (
-    check_fitted,
     check_gram_psd,
     check_matrix,
+    check_predict_input,
     check_rng,
     check_square,
     finite_result,
@@ -32,9 +32,6 @@ from .._validation import (
     validate_params,
 )
 from .._validation.params import POSITIVE, POSITIVE_INT
-from ._common import (
-    _check_transform_input,
-)
 
 __all__ = [
     "Nystroem",
@@ -158,8 +155,7 @@ class Nystroem(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         """
         if _dask.is_dask(X):   # a lazy Dask array, chunk by chunk
             return _dask.transform(self, X, "normalization_", lambda e: e.normalization_.shape[1])
-        check_fitted(self, "normalization_")
-        A = _check_transform_input(X, self)
+        A = check_predict_input(self, X, "normalization_", accept_sparse=True)
         L, T = self.components_, self.normalization_
         n = A.shape[0]
         out = np.empty((n, T.shape[1]))

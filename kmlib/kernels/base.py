@@ -23,6 +23,7 @@ from numpy.typing import ArrayLike
 from .._blocks import gen_blocks, tile_side
 from .._linalg import blas_threads, one_blas_thread
 from .._validation import (
+    check_finite_result,
     check_int,
     check_matrix,
     check_nonnegative,
@@ -158,6 +159,7 @@ class Kernel(ABC):
     """
 
     __array_ufunc__ = None  # let ``np.float64(2.0) * k`` reach Kernel.__rmul__
+    _constraint_name = "kmlib.kernels.Kernel"   # how a constraint's message names the class
 
     # -- hooks ------------------------------------------------------------
     @abstractmethod
@@ -244,12 +246,8 @@ class Kernel(ABC):
         Xa = self._check(X, "X")
         with np.errstate(over="ignore", invalid="ignore"):
             d = np.array(self._diag(Xa), dtype=float)
-        if not np.all(np.isfinite(d)):
-            raise ValueError(
-                f"the diagonal of {self!r} has non-finite entries (overflow); "
-                "rescale the inputs or choose a larger bandwidth"
-            )
-        return d
+        return check_finite_result(d, f"the diagonal of {self!r}",
+                                   "rescale the inputs or choose a larger bandwidth")
 
     def normalized(self) -> "Kernel":
         """Return the normalised kernel ``k(x,x') / sqrt(k(x,x) k(x',x'))``.

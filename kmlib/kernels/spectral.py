@@ -61,6 +61,7 @@ class _PDSFromNDS(Kernel):
         return f"pds_from_nds({self.kernel!r}, x0={self.x0[0].tolist()})"
 
 
+@validate_args({"k": [Kernel]})
 def pds_from_nds(k: Kernel, x0: ArrayLike) -> Kernel:
     """Kernel ``k'(x, x') = k(x, x0) + k(x', x0) - k(x, x') - k(x0, x0)``.
 
@@ -85,15 +86,7 @@ def pds_from_nds(k: Kernel, x0: ArrayLike) -> Kernel:
     The last term is ``k(x0, x0)``, a constant: writing ``k(x, x0)`` there instead
     would cancel the first term (a slip worth checking for when copying the formula).
     """
-    if not isinstance(k, Kernel):
-        raise ValueError(
-            "k must be a kmlib.kernels.Kernel (e.g. kmlib.kernels.squared_distance()); "
-            f"got {type(k).__name__}"
-        )
-    try:
-        a = as_float_array(x0, "x0")
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"x0 must be a numeric point; got {type(x0).__name__}") from exc
+    a = as_float_array(x0, "x0")
     if a.ndim == 0:
         a = a.reshape(1, 1)
     elif a.ndim == 1:
