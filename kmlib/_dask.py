@@ -30,7 +30,6 @@ name, and dask is imported only once a Dask array has been passed in.
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -43,7 +42,6 @@ from ._validation import (
     check_feature_names,
     check_finite_result,
     check_fitted,
-    check_int,
     check_matrix,
     check_n_features,
     check_rng,
@@ -173,22 +171,13 @@ def nystroem_krr_fit(est: Any, X: Any, y: Any,
 
     ``cholesky(M, jitter, what)`` is the NumPy fit's factorisation with a rising jitter.
     """
-    # the hyper-parameters were validated by the caller (validate_params at the top of fit)
+    # the hyper-parameters and column names were validated by the caller (validate_params)
     lam, max_iter, tol = float(est.lam), int(est.max_iter), float(est.tol)
     rng = check_rng(est.random_state, "random_state")
     X = _rows(X, "X", chunks=getattr(y, "chunks", (None,))[0])
     y = _response(y, X)
-    check_feature_names(est, X, reset=True)
-    n, m = X.shape[0], int(est.n_components)
-    if m > n:
-        warnings.warn(f"n_components={m} > n_samples={n}: n_components was set to "
-                      "n_samples", stacklevel=3)
-        m = n
-    s = min(n, 10 * m if est.preconditioner_size is None else
-            check_int(est.preconditioner_size, "preconditioner_size", minimum=m))
-    solver = est.solver
-    if solver == "auto":
-        solver = "direct" if m <= 200 or s == n else "pcg"
+    n = X.shape[0]
+    m, s, solver = est._sizes(n, stacklevel=4)
     # the NumPy fit's draws, in its order: landmarks, then the preconditioner's rows
     idx = np.sort(rng.choice(n, size=m, replace=False))
     rows = None if solver == "direct" else np.sort(rng.choice(n, s - m, replace=False))
