@@ -13,6 +13,7 @@ from ._typing import Seed
 from ._validation import (
     as_float_array,
     check_rng,
+    check_unit_interval,
     check_vector,
     finite_result,
     validate_args,
@@ -150,23 +151,10 @@ def two_moons(n: int, noise: float = 0.1, random_state: Seed = None) -> tuple[np
 # ---------------------------------------------------------------------------
 
 def _unit_interval_points(x: ArrayLike, name: str = "x") -> tuple[np.ndarray, tuple[int, ...]]:
-    """Flatten ``x`` (scalar, 1-D or an (n, 1) column) to 1-D; check it lies in [0, 1]."""
-    a = as_float_array(x, "x")
-    shape = a.shape
-    if a.ndim == 2 and a.shape[1] == 1:
-        shape = (a.shape[0],)
-    elif a.ndim > 1:
-        raise ValueError(
-            f"{name} must be a scalar, a 1-D array or an (n, 1) column; got shape {a.shape}"
-        )
-    flat = a.reshape(-1)
-    if not np.all(np.isfinite(flat)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    if flat.size and (flat.min() < 0.0 or flat.max() > 1.0):
-        raise ValueError(
-            f"{name} must lie in [0, 1]; got values in [{flat.min()!r}, {flat.max()!r}]"
-        )
-    return flat, shape
+    """Flatten ``x`` (scalar, 1-D or an (n, 1) column) to 1-D, checked to lie in [0, 1]."""
+    a = as_float_array(x, name)
+    A = check_unit_interval(a.reshape(-1) if a.ndim < 2 else a, name, min_rows=0)
+    return A[:, 0], a.shape[:1]
 
 
 def sine_target(x: ArrayLike) -> Any:

@@ -9,9 +9,9 @@ from sklearn.model_selection import KFold as SkKFold
 from kmlib import NotFittedError, datasets
 from kmlib._folds import KFold, resolve_folds
 from kmlib._validation import (
+    check_constraints,
     check_fitted,
     check_int,
-    check_kernel,
     check_labels,
     check_lam,
     check_matrix,
@@ -50,7 +50,7 @@ def test_scalar_and_label_checks():
     with pytest.raises(ValueError, match="integer"):
         check_int(2.5, "n_splits")
     with pytest.raises(ValueError, match="callable"):
-        check_kernel("rbf")
+        check_constraints("kernel", "rbf", ["callable kernel"])
     with pytest.raises(ValueError, match="square"):
         check_square(np.ones((2, 3)))
     with pytest.raises(ValueError, match="1-D"):

@@ -161,6 +161,23 @@ def check_square(K: ArrayLike, name: str = "K") -> np.ndarray:
     return A
 
 
+def check_unit_interval(X: Any, name: str = "x", who: str = "", *,
+                        min_rows: int = 1) -> np.ndarray:
+    """Return ``X`` as a finite (n, 1) float array of points of [0, 1] (1-D: n points).
+
+    ``who`` (e.g. a kernel's repr) is named in the messages.
+    """
+    A = check_matrix(X, name, min_rows=min_rows)
+    for_who = f" for {who}" if who else ""
+    if A.shape[1] != 1:
+        raise ValueError(f"{name} must hold points of [0, 1], i.e. have one column (or be 1-D)"
+                         f"{for_who}; got {A.shape[1]} columns")
+    if np.any(A < 0.0) or np.any(A > 1.0):
+        raise ValueError(f"{name} must lie in [0, 1]{for_who}; got values in "
+                         f"[{A.min()!r}, {A.max()!r}]")
+    return A
+
+
 def check_batch(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     """A stack of datasets: finite X of shape (R, n, p) and y of shape (R, n)."""
     X, y = as_float_array(X, "X"), as_float_array(y, "y")

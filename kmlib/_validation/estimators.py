@@ -60,16 +60,6 @@ def warn_column_y(y: Any) -> None:
                       DataConversionWarning, stacklevel=3)
 
 
-def check_kernel(kernel: Any, name: str = "kernel") -> Any:
-    """Raise unless ``kernel`` is callable as ``kernel(X, Y)``."""
-    if not callable(kernel):
-        raise ValueError(
-            f"{name} must be a callable k(X, Y) returning a Gram matrix, e.g. "
-            f"kmlib.kernels.gaussian(1.0); got {type(kernel).__name__}"
-        )
-    return kernel
-
-
 #: Raise scikit-learn's :class:`NotFittedError` unless ``estimator`` has ``attribute``:
 #: scikit-learn's public ``check_is_fitted`` and its message ("This KernelRidge instance is
 #: not fitted yet. Call 'fit' with appropriate arguments before using this estimator.").

@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 from .._estimator_inputs import gram
 from .._folds import Folds, resolve_folds
 from .._validation import (
-    check_kernel,
+    check_constraints,
     check_lam_grid,
     check_pair,
     check_symmetric,
@@ -119,7 +119,8 @@ def tune_krr(X: ArrayLike, y: ArrayLike, kernel_factory: Callable[[Any], Callabl
 
     cv = np.empty((len(params), lams.shape[0]))
     for i, p in enumerate(params):
-        kernel = check_kernel(kernel_factory(p), f"kernel_factory({p!r})")
+        kernel = kernel_factory(p)
+        check_constraints(f"kernel_factory({p!r})", kernel, ["callable kernel"])
         what = f"kernel_factory({p!r})(X)"
         K = gram(kernel, X, what=what, finite=False)   # check_symmetric checks finiteness
         check_symmetric(K, what)
