@@ -101,24 +101,15 @@ def fit_inputs(kernel: Any, X: ArrayLike, y: ArrayLike, *, need_gram: bool, one_
     two sorted labels.  ``one_class_why`` says why one class is not enough.
     """
     warn_column_y(y)
-    try:
-        classes, y = check_binary_labels(y)
-    except ValueError as exc:
-        if one_class_why and "two classes; got only" in str(exc):
-            raise ValueError(f"{exc} ({one_class_why})") from None
-        raise
+    classes, y = check_binary_labels(y, one_class_why=one_class_why)
     if is_precomputed(kernel):
         K = check_square(X, "X")
         check_same_length(K, y, "X", "y")
         check_symmetric(K, "X")
-        X_fit = None
-    else:
-        X_fit = check_matrix(X, "X", accept_sparse=True)
-        check_same_length(X_fit, y, "X", "y")
-        K = None
-    if K is None and need_gram and X_fit is not None:
-        K = gram(kernel, X_fit)
-    return K, X_fit, y, classes
+        return K, None, y, classes
+    X_fit = check_matrix(X, "X", accept_sparse=True)
+    check_same_length(X_fit, y, "X", "y")
+    return (gram(kernel, X_fit) if need_gram else None), X_fit, y, classes
 
 
 def prediction_gram(estimator: Any, X: ArrayLike, fitted: str,

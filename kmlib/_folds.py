@@ -72,8 +72,7 @@ class KFold:
         """Return kappa: ``kappa[i]`` is the fold (0, ..., v-1) that holds point i."""
         n = X if isinstance(X, numbers.Integral) else np.shape(X)[0]
         k = check_int(self.n_splits, "n_splits", minimum=2)
-        n = check_int(n, "number of samples", minimum=1)
-        if k > n:
+        if k > n:   # n is an int (a count or a length); k >= 2 > n also rejects n < 1
             raise ValueError(
                 f"n_splits must be <= the number of samples; got n_splits={k} for {n} samples"
             )

@@ -100,11 +100,13 @@ def check_predict_input(estimator: Any, X: Any, fitted: str | None = None, *,
     return A
 
 
-def check_binary_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, NDArray[np.float64]]:
+def check_binary_labels(y: ArrayLike, name: str = "y", one_class_why: str = ""
+                        ) -> tuple[np.ndarray, NDArray[np.float64]]:
     """Check two-class labels and code them as -1/+1.
 
     Any two distinct labels are accepted (numbers, strings, booleans).  As in
     scikit-learn, ``classes_ = np.unique(y)`` and the second class is coded +1.
+    ``one_class_why`` says, in the message for a single class, why one is not enough.
 
     Returns
     -------
@@ -128,9 +130,10 @@ def check_binary_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, NDAr
             "sklearn.multiclass.OneVsRestClassifier for more than two"
         )
     if classes.shape[0] < 2:
+        why = f" ({one_class_why})" if one_class_why else ""
         raise ValueError(
             f"{name} must contain two classes; got only one class, the label "
-            f"{classes[0].tolist()!r}"
+            f"{classes[0].tolist()!r}{why}"
         )
     return classes, np.where(arr == classes[1], 1.0, -1.0)
 

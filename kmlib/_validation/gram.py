@@ -4,8 +4,6 @@
 """
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -51,16 +49,16 @@ def check_symmetric(K: np.ndarray, name: str = "K") -> None:
         )
 
 
-def check_gram_psd(K: np.ndarray, name: str = "K", *, evals: Any = None,
-                   who: str = "") -> None:
+def check_gram_psd(K: np.ndarray, name: str = "K", *, who: str = "") -> None:
     """The one rule by which kmlib rejects a Gram matrix that no kernel could produce.
 
     A positive semi-definite kernel has ``k(x, x) = ||phi(x)||^2 >= 0``, so
 
     1. a negative diagonal entry of ``K`` raises (an O(n) test, run everywhere a
        Gram matrix enters, e.g. ``-K``);
-    2. where the eigenvalues ``evals`` of ``K`` are computed anyway, an eigenvalue
-       below ``-PSD_RTOL * max|evals|`` raises too (indefinite beyond rounding).
+    2. where the eigenvalues of ``K`` are computed anyway, an eigenvalue below
+       ``-PSD_RTOL * max|eigenvalue|`` raises too (indefinite beyond rounding):
+       :func:`check_eigenvalues_psd`, run by ``kmlib._linalg.psd_eigenpairs``.
 
     Symmetric matrices with a non-negative diagonal whose indefiniteness is not
     seen by these tests are handled by the algorithms themselves (a pseudo-inverse
@@ -75,12 +73,10 @@ def check_gram_psd(K: np.ndarray, name: str = "K", *, evals: Any = None,
             f"entry {name}[{i}, {i}] = {diag[i]:.3g} is negative, and k(x, x) >= 0 for every "
             "kernel. Check the sign and the kernel"
         )
-    if evals is not None:
-        check_eigenvalues_psd(evals, name, who=who)
 
 
 def check_eigenvalues_psd(evals: ArrayLike, name: str = "K", *, who: str = "") -> None:
-    """Rule 2 of :func:`check_gram_psd` alone, for eigenvalues already computed."""
+    """Rule 2 of :func:`check_gram_psd`, for eigenvalues already computed."""
     ev = np.asarray(evals, dtype=float)
     if ev.size == 0:
         return

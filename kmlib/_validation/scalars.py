@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import _finite, as_float_array
-from .params import Integral, Interval, Real, check_constraints
+from .arrays import as_float_array
+from .params import NONNEGATIVE, Integral, Interval, Real, check_constraints
 
 
 def check_real(value: Any, name: str) -> float:
@@ -31,16 +31,13 @@ def check_positive(value: Any, name: str) -> float:
 def check_lam(lam: Any, name: str = "lam", *, allow_array: bool = False) -> Any:
     """Validate a regularisation parameter (or a grid of them): finite and >= 0."""
     if allow_array and np.ndim(lam) > 0:
-        arr = as_float_array(lam, "lam")
+        arr = as_float_array(lam, name)
         if arr.ndim != 1 or arr.size == 0:
             raise ValueError(
                 f"{name} must be a non-empty 1-D grid of values; got shape {arr.shape}"
             )
-        _finite(arr, name)
-        if np.any(arr < 0):
-            raise ValueError(
-                f"{name} must contain only values >= 0; got minimum {arr.min()!r}"
-            )
+        for v in arr.tolist():   # the scalar rule (finite, >= 0) for each value
+            check_constraints(f"each value of {name}", v, [NONNEGATIVE])
         return arr
     return check_nonnegative(lam, name)
 
@@ -66,11 +63,9 @@ def check_rng(seed: Any, name: str = "seed") -> np.random.Generator:
     ``numpy.random.RandomState``: a Generator is seeded from one draw of it, so the
     RandomState advances and the same state gives the same result.
     """
-    if isinstance(seed, np.random.Generator):
-        return seed
+    check_constraints(name, seed, ["random_state"])   # the rule of the declarations
     if isinstance(seed, np.random.RandomState):
-        return np.random.default_rng(seed.randint(np.iinfo(np.int64).max, dtype=np.int64))
-    if seed is None or (isinstance(seed, numbers.Integral) and not isinstance(seed, bool)):
-        return np.random.default_rng(None if seed is None else int(seed))
-    raise ValueError(f"{name} must be None, an int, a numpy Generator or a RandomState; "
-                     f"got {seed!r}")
+        seed = seed.randint(np.iinfo(np.int64).max, dtype=np.int64)
+    elif isinstance(seed, numbers.Integral):
+        seed = int(seed)
+    return np.random.default_rng(seed)   # a Generator is returned as it is

@@ -15,7 +15,6 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from .. import _dask
 from .._typing import Seed
 from .._validation import (
-    check_feature_names,
     check_matrix,
     check_predict_input,
     check_rng,
@@ -146,9 +145,12 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         "variant": [Options(*_VARIANTS)], "kernel": [Options(*_KERNELS), Kernel],
         "nu": [Interval(Real, 0, math.inf, closed="right"), None], "random_state": ["random_state"]}
 
-    def _resolve_params(self) -> tuple[str, float, float | None]:
-        """(family, sigma, nu) after the rules that tie the parameters together."""
-        validate_params(self)
+    def _resolve_params(self, X: Any) -> tuple[str, float, float | None]:
+        """(family, sigma, nu) after the rules that tie the parameters together.
+
+        First the declared constraints, and the column names of the training data ``X``.
+        """
+        validate_params(self, X)
         sigma, nu = self.sigma, self.nu
         k: str | None = None if isinstance(self.kernel, Kernel) else self.kernel
         if isinstance(self.kernel, Kernel):
@@ -182,9 +184,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         -------
         self
         """
-        family, sigma, nu = self._resolve_params()
+        family, sigma, nu = self._resolve_params(X)
         D = int(self.n_features)
-        check_feature_names(self, X, reset=True)
         d = check_matrix(X, "X", accept_sparse=True).shape[1]
         rng = check_rng(self.random_state, "random_state")
         W = rng.standard_normal((d, D))
