@@ -138,11 +138,14 @@ def check_binary_labels(y: ArrayLike, name: str = "y", one_class_why: str = ""
     return classes, np.where(arr == classes[1], 1.0, -1.0)
 
 
-def check_sample_weight(sample_weight: Any, X: np.ndarray) -> np.ndarray | None:
+def check_sample_weight(sample_weight: Any, X: np.ndarray,
+                        labels: np.ndarray | None = None) -> np.ndarray | None:
     """None, or ``sample_weight`` as finite weights >= 0 of shape (n,).
 
     scikit-learn's rules and messages, through its public helpers: a number is that
     weight for every row; an array must be finite, 1-D, one weight per row, and >= 0.
+    With the two-class ``labels`` (-1/+1) of a classifier, each class needs a point of
+    positive weight.
     """
     if sample_weight is None:
         return None
@@ -157,6 +160,10 @@ def check_sample_weight(sample_weight: Any, X: np.ndarray) -> np.ndarray | None:
         if w.shape != (n,):
             raise ValueError(f"sample_weight.shape == {w.shape}, expected {(n,)}!")
     check_non_negative(w, "`sample_weight`")
+    if labels is not None and not (np.any(w[labels > 0] > 0) and np.any(w[labels < 0] > 0)):
+        who = "one of the two classes" if np.any(w > 0) else "any point"
+        raise ValueError(f"sample_weight gives no positive weight to {who}; each class needs a "
+                         "point of positive weight")
     return w
 
 
