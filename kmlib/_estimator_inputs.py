@@ -17,10 +17,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ._validation import (
     check_binary_labels,
-    check_feature_names,
     check_fitted,
     check_matrix,
-    check_n_features,
+    check_predict_input,
     check_same_length,
     check_square,
     check_symmetric,
@@ -116,32 +115,27 @@ def prediction_gram(estimator: Any, X: ArrayLike, fitted: str,
                     keep: str | None = None) -> np.ndarray:
     """Check test inputs ``X``; return their (m, n_train) cross Gram matrix with ``X_fit_``.
 
-    First the ``estimator`` must be fitted (have the attribute ``fitted``, one entry per
-    training point unless it has ``n_train_``) and the column names of a DataFrame ``X``
-    must match those seen in ``fit``.  With ``kernel="precomputed"`` ``X`` is that matrix
-    already.  Only the columns of the training points indexed by the attribute ``keep``
-    (e.g. support vectors; None: all) are returned, and the kernel is not called when
-    none is kept.  A ValueError (naming the ``estimator``) when
-    ``X`` has the wrong number of columns or the kernel returns a bad matrix.
+    First the ``estimator`` must be fitted (have the attribute ``fitted``) and the column
+    names of a DataFrame ``X`` must match those seen in ``fit``.  With
+    ``kernel="precomputed"`` ``X`` is that matrix already.  Only the columns of the training
+    points indexed by the attribute ``keep`` (e.g. support vectors; None: all) are returned,
+    and the kernel is not called when none is kept.  A ValueError (naming the ``estimator``)
+    when ``X`` has the wrong number of columns or the kernel returns a bad matrix.
     """
     check_fitted(estimator, fitted)
-    check_feature_names(estimator, X, reset=False)
-    kernel, X_fit = estimator.kernel, estimator.X_fit_
-    n_train = getattr(estimator, "n_train_", None) or len(getattr(estimator, fitted))
+    kernel, X_fit, pre = estimator.kernel, estimator.X_fit_, is_precomputed(estimator.kernel)
+    if pre and np.asarray(X).ndim == 1:
+        raise ValueError(
+            "X must be the (m, n_train) Gram matrix against the training points; got a "
+            "1-D array. Reshape your data, e.g. X.reshape(1, -1) for one test point"
+        )
+    # n_features_in_ is n_train with a precomputed kernel (the training Gram matrix's width)
+    Xt = check_predict_input(estimator, X, accept_sparse=not pre, what=(
+        "the (m, n_train) Gram matrix against the training points" if pre else ""))
     keep_idx = None if keep is None else getattr(estimator, keep)
-    if is_precomputed(kernel):
-        if np.asarray(X).ndim == 1:
-            raise ValueError(
-                "X must be the (m, n_train) Gram matrix against the training points; got a "
-                "1-D array. Reshape your data, e.g. X.reshape(1, -1) for one test point"
-            )
-        Kt = check_matrix(X, "X", allow_1d=False)
-        check_n_features(estimator, Kt, n_train, f"X must be the (m, n_train) Gram matrix "
-                         f"against the {n_train} training points; got shape {Kt.shape}")
-        return Kt if keep_idx is None else Kt[:, keep_idx]
-    Xt = check_matrix(X, "X", accept_sparse=True)
+    if pre:
+        return Xt if keep_idx is None else Xt[:, keep_idx]
     assert X_fit is not None  # not precomputed: the training inputs were kept
-    check_n_features(estimator, Xt, X_fit.shape[1])
     ref = X_fit if keep_idx is None else X_fit[keep_idx]
     if ref.shape[0] == 0:
         return np.zeros((Xt.shape[0], 0))

@@ -84,19 +84,19 @@ def check_n_features(estimator: Any, X: np.ndarray, expected: int | None = None,
 
 
 def check_predict_input(estimator: Any, X: Any, fitted: str | None = None, *,
-                        accept_sparse: bool = False) -> Any:
+                        accept_sparse: bool = False, what: str = "") -> Any:
     """``X`` for a fitted estimator's ``predict`` or ``transform``, as a float matrix.
 
     In scikit-learn's order: the estimator is fitted (has the attribute ``fitted``,
     unless None), the column names of a DataFrame match those seen in ``fit``, ``X``
     is a finite 2-D array (sparse with ``accept_sparse``) with the training number of
-    features.
+    features ``n_features_in_`` (``what``: what they are, for the message).
     """
     if fitted is not None:
         check_fitted(estimator, fitted)
     check_feature_names(estimator, X, reset=False)
     A = check_matrix(X, "X", accept_sparse=accept_sparse)
-    check_n_features(estimator, A)
+    check_n_features(estimator, A, what=what)
     return A
 
 
