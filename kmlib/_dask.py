@@ -225,9 +225,7 @@ def _pcg(est: Any, X: Any, y: Any, T: np.ndarray, A: np.ndarray, b_s: np.ndarray
 
 def nystroem_krr_predict(est: Any, X: Any) -> Any:
     """:meth:`NystroemKernelRidge.predict` on a Dask array: a lazy Dask array."""
-    check_fitted(est, "dual_coef_")
-    X = _rows(X, "X")
-    _check_n_features(est, X)
+    X = _check_predict_input(est, X, "dual_coef_")
     return X.map_blocks(_predict_chunk, est, drop_axis=1, dtype=np.float64,
                         meta=np.empty((0,)))
 
@@ -239,18 +237,22 @@ def _transform_chunk(Xb: np.ndarray, est: Any, n_out: int) -> np.ndarray:
 
 def transform(est: Any, X: Any, fitted: str, n_out: Callable[[Any], int]) -> Any:
     """``est.transform`` on a Dask array, chunk by chunk: a lazy Dask array."""
-    check_fitted(est, fitted)
-    X = _rows(X, "X")
-    _check_n_features(est, X)
+    X = _check_predict_input(est, X, fitted)
     cols = n_out(est)
     return X.map_blocks(_transform_chunk, est, cols, chunks=(X.chunks[0], (cols,)),
                         dtype=np.float64, meta=np.empty((0, 0)))
 
 
-def _check_n_features(est: Any, X: Any) -> None:
-    """The NumPy methods' checks of the columns (names, number), on the Dask array's shape."""
+def _check_predict_input(est: Any, X: Any, fitted: str) -> Any:
+    """The NumPy methods' checks (fitted; column names and number, on the Dask array's shape).
+
+    Each chunk's values are checked when the NumPy method runs on it.
+    """
+    check_fitted(est, fitted)
+    X = _rows(X, "X")
     check_feature_names(est, X, reset=False)
     check_n_features(est, X)
+    return X
 
 
 # ---------------------------------------------------------------------- linear-time MMD

@@ -30,6 +30,7 @@ from .._validation import (
     check_fitted,
     check_gram_psd,
     check_matrix,
+    check_n_features,
     check_square,
     check_symmetric,
     preserve_float32,
@@ -257,8 +258,6 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             raise NotFittedError("inverse_transform needs KernelPCA(fit_inverse_transform=True)"
                                  " fitted again; this one was fitted without it")
         Z = check_matrix(X, "X")
-        r = self.n_components_
-        if Z.shape[1] != r:
-            raise ValueError(f"X must hold {r} projection(s) per row (n_components_); got "
-                             f"shape {Z.shape}")
+        check_n_features(self, Z, self.n_components_, "the n_components_ projections of a "
+                         "point per row")
         return dot(gram(self.kernel, Z, self.X_transformed_fit_), self.dual_coef_)
