@@ -60,10 +60,11 @@ def is_dask(*arrays: Any) -> bool:
 
 
 # ---------------------------------------------------------------------------- input checks
-def _rows(X: Any, name: str, chunks: Any = None) -> Any:
+def _rows(X: Any, name: str, chunks: Any = None, min_rows: int = 1, why: str = "") -> Any:
     """``X`` as a 2-D Dask array chunked along rows only (1-D: one column).
 
-    A NumPy input becomes a Dask array with the row chunks ``chunks`` (of the other input).
+    A NumPy input becomes a Dask array with the row chunks ``chunks`` (of the other input);
+    ``min_rows`` and ``why`` as in :func:`kmlib._validation.check_matrix`.
     """
     import dask.array as da
 
@@ -80,7 +81,7 @@ def _rows(X: Any, name: str, chunks: Any = None) -> Any:
     if X.ndim == 1:
         X = X[:, None]
     # the NumPy rules of shape (2-D, not empty), applied to the shape alone (no data read)
-    check_matrix(np.broadcast_to(0.0, X.shape), name, finite=False)
+    check_matrix(np.broadcast_to(0.0, X.shape), name, finite=False, min_rows=min_rows, why=why)
     if len(X.chunks[1]) > 1:
         raise ValueError(f"{name} is split into {len(X.chunks[1])} chunks along its columns; "
                          "each row must lie in one chunk: "
@@ -270,11 +271,8 @@ def mmd2_linear(X: Any, Y: Any, kernel: Any, statistic: Callable[..., float]) ->
     (the kernel, the same number of columns, finite values) run on every chunk, and the
     kernel was checked by its declaration before the call came here.
     """
-    X, Y = _rows(X, "X"), _rows(Y, "Y")
-    for A, name in ((X, "X"), (Y, "Y")):
-        if A.shape[0] < 2:
-            raise ValueError(f"{name} must have at least 2 samples (one pair of rows); "
-                             f"got {A.shape[0]}")
+    X = _rows(X, "X", min_rows=2, why="one pair of rows")
+    Y = _rows(Y, "Y", min_rows=2, why="one pair of rows")
     n2 = min(X.shape[0], Y.shape[0]) // 2 * 2
     # the chunk boundaries of X (or of Y if only Y came chunked) below n2, moved down to
     # even rows: every pair of rows in one chunk

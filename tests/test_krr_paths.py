@@ -368,7 +368,8 @@ def test_loo_rejects_lam0(Ky):
     K, y = Ky
     with pytest.raises(ValueError, match="lams must be > 0 for leave-one-out"):
         krr_loo(K, y, [0.0, 1.0])
-    with pytest.raises(ValueError, match="at least 2 rows"):
+    with pytest.raises(ValueError, match=r"K has 1 sample\(s\) .* minimum of 2 is required "
+                                         r"\(leave-one-out\)"):
         krr_loo([[1.0]], [1.0], 1.0)
 
 

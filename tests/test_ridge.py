@@ -283,7 +283,7 @@ BAD_CALLS = [
     ("df lam", lambda: R.effective_df(_X, -2.0), "lam must be >= 0"),
     ("df X", lambda: R.effective_df(np.full((3, 2), np.inf), 1.0), "X contains"),
     ("pca X", lambda: R.principal_components(np.empty((0, 2))), "X is empty"),
-    ("std X", lambda: R.standardize([[np.nan, 1.0]]), "X contains"),
+    ("std X", lambda: R.standardize([[np.nan, 1.0], [0.0, 2.0]]), "X contains"),
     ("fit lam", lambda: R.RidgeRegression(lam=-1).fit(_X, _y), "lam must be >= 0"),
     ("fit lengths", lambda: R.RidgeRegression().fit(_X, _y[:3]), "same number of samples"),
 ]

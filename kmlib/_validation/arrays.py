@@ -85,19 +85,21 @@ def _finite(a: np.ndarray, name: str) -> None:
 
 @overload
 def check_matrix(X: ArrayLike, name: str = ..., *, allow_1d: bool = ..., min_rows: int = ...,
-                 finite: bool = ..., accept_sparse: Literal[False] = ...) -> np.ndarray: ...
+                 finite: bool = ..., accept_sparse: Literal[False] = ...,
+                 why: str = ...) -> np.ndarray: ...
 @overload
 def check_matrix(X: Any, name: str = ..., *, allow_1d: bool = ..., min_rows: int = ...,
-                 finite: bool = ..., accept_sparse: bool) -> Any: ...
-def check_matrix(X: Any, name: str = "X", *, allow_1d: bool = True,
-                 min_rows: int = 1, finite: bool = True, accept_sparse: bool = False) -> Any:
-    """Return ``X`` as a float 2-D array of shape (n, d).
+                 finite: bool = ..., accept_sparse: bool, why: str = ...) -> Any: ...
+def check_matrix(X: Any, name: str = "X", *, allow_1d: bool = True, min_rows: int = 1,
+                 finite: bool = True, accept_sparse: bool = False, why: str = "") -> Any:
+    """Return ``X`` as a float 2-D array of shape (n, d), with at least ``min_rows`` rows.
 
     A 1-D input of length n is read as n points in one dimension (shape (n, 1)),
     the convention used throughout the book for functions on an interval.  With
     ``accept_sparse``, a ``scipy.sparse`` matrix is returned as a float64 CSR matrix,
     checked by scikit-learn's public ``check_array`` (finite, not empty); otherwise it
-    is refused with a TypeError that names ``X.toarray()``.
+    is refused with a TypeError that names ``X.toarray()``.  ``why`` says, in the message
+    for too few rows, why ``min_rows`` are needed.
     """
     if accept_sparse and scipy.sparse.issparse(X):
         return check_array(X, accept_sparse="csr", dtype=np.float64, input_name=name,
@@ -115,10 +117,9 @@ def check_matrix(X: Any, name: str = "X", *, allow_1d: bool = True,
             f"{name} is empty: 0 feature(s) (shape={A.shape}) while a minimum of 1 is required."
         )
     if A.shape[0] < min_rows:
-        raise ValueError(
-            f"{name} is empty: {A.shape[0]} sample(s) (shape={A.shape}) while a minimum of "
-            f"{min_rows} is required."
-        )
+        has = "is empty: 0" if A.shape[0] == 0 else f"has {A.shape[0]}"
+        raise ValueError(f"{name} {has} sample(s) (shape={A.shape}) while a minimum of "
+                         f"{min_rows} is required{f' ({why})' if why else ''}.")
     if finite:
         _finite(A, name)
     return A
@@ -153,9 +154,10 @@ def check_same_length(a: Any, b: Any, name_a: str = "X", name_b: str = "y", *,
                          f"got {a.shape[axis]} and {b.shape[axis]}")
 
 
-def check_square(K: ArrayLike, name: str = "K") -> np.ndarray:
-    """Return ``K`` as a finite float square 2-D array."""
-    A = check_matrix(K, name, allow_1d=False)
+def check_square(K: ArrayLike, name: str = "K", *, min_rows: int = 1,
+                 why: str = "") -> np.ndarray:
+    """Return ``K`` as a finite float square 2-D array (``min_rows``: see check_matrix)."""
+    A = check_matrix(K, name, allow_1d=False, min_rows=min_rows, why=why)
     if A.shape[0] != A.shape[1]:
         raise ValueError(f"{name} must be a square matrix; got shape {A.shape}")
     return A

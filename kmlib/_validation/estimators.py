@@ -30,20 +30,22 @@ def check_labels(y: ArrayLike, name: str = "y") -> np.ndarray:
 
 
 def check_pair(M: Any, v: Any, names: tuple[str, str] = ("X", "y"), *, matrix: str = "points",
-               labels: bool = False, who: str = "") -> tuple[np.ndarray, np.ndarray]:
+               labels: bool = False, who: str = "", min_rows: int = 1,
+               why: str = "") -> tuple[np.ndarray, np.ndarray]:
     """A matrix and a vector with one entry per row: the two data arguments of a fit.
 
     ``matrix`` says what the matrix is: ``"points"`` (shape (n, d); a 1-D array is n
     points of one feature), ``"2d"`` (shape (n, d), 1-D refused), ``"square"``, or
     ``"gram"`` (square, symmetric and positive semi-definite by :func:`check_gram_psd`,
     whose message names ``who``).  With ``labels`` the vector holds the labels -1 and 1.
-    ``names`` are the two arguments' names in the messages.
+    ``names`` are the two arguments' names in the messages; ``min_rows`` and ``why`` as
+    in :func:`check_matrix`.
     """
     m_name, v_name = names
     if matrix in ("square", "gram"):
-        M = check_square(M, m_name)
+        M = check_square(M, m_name, min_rows=min_rows, why=why)
     else:
-        M = check_matrix(M, m_name, allow_1d=matrix == "points")
+        M = check_matrix(M, m_name, allow_1d=matrix == "points", min_rows=min_rows, why=why)
     v = check_labels(v, v_name) if labels else check_vector(v, v_name)
     check_same_length(M, v, m_name, v_name)
     if matrix == "gram":

@@ -54,11 +54,10 @@ def _predict_core(Xtr: np.ndarray, ytr: np.ndarray, Xte: np.ndarray, lams: np.nd
 
 def _smoother_svd(X: ArrayLike, y: ArrayLike, fit_intercept: bool
                   ) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, np.ndarray]:
-    X, y = check_pair(X, y)
+    X, y = check_pair(X, y, min_rows=2 if fit_intercept else 1,
+                      why="leave-one-out with an intercept")
     n = len(y)
     if fit_intercept:
-        if n < 2:
-            raise ValueError("X must have at least 2 rows for leave-one-out with an intercept")
         Xc, yc, h0 = X - X.mean(axis=0), y - y.mean(), 1.0 / n
     else:
         Xc, yc, h0 = X, y, 0.0

@@ -144,13 +144,14 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             raise ValueError("fit_inverse_transform=True needs the input points; it cannot be "
                              "used with kernel='precomputed'")
         alpha = float(self.alpha)
-        X = check_square(X, "X") if pre else check_matrix(X, "X", accept_sparse=True)
+        why = "KernelPCA centres the data"
+        if pre:
+            X = check_square(X, "X", min_rows=2, why=why)
+        else:
+            X = check_matrix(X, "X", accept_sparse=True, min_rows=2, why=why)
         if self.fit_inverse_transform and scipy.sparse.issparse(X):
             raise TypeError("KernelPCA(fit_inverse_transform=True) cannot use a sparse X (it "
                             "learns a map back to dense points); pass X.toarray()")
-        if X.shape[0] < 2:
-            raise ValueError(f"X has {X.shape[0]} sample(s); KernelPCA needs at least 2 (it "
-                             "centres the data)")
         K = X if pre else gram(self.kernel, X, finite=False)
         what = "X" if pre else "kernel(X)"
         if not isinstance(self.kernel, Kernel):  # kmlib kernels are exactly symmetric
