@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from .arrays import as_float_array
+from .estimators import check_pair
 from .params import NONNEGATIVE, Integral, Interval, Real, check_constraints
 
 
@@ -47,6 +48,19 @@ def check_lam_grid(lams: Any, name: str = "lams") -> np.ndarray:
     if np.ndim(lams) == 0:
         return np.array([check_lam(lams, name)])
     return check_lam(lams, name, allow_array=True)
+
+
+def check_path(M: Any, v: Any, lams: Any, names: tuple[str, str] = ("X", "y"), *,
+               matrix: str = "points", min_rows: int = 1, why: str = ""
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The arguments of a regularisation path, checked and returned as ``(M, v, lams)``.
+
+    ``M, v`` as by :func:`check_pair` (same options), the penalties ``lams`` as by
+    :func:`check_lam_grid`.
+    """
+    M, v = check_pair(M, v, names, matrix=matrix, min_rows=min_rows, why=why)
+    lams = check_lam_grid(lams)
+    return M, v, lams
 
 
 def check_int(value: Any, name: str, *, minimum: int = 1,

@@ -14,6 +14,7 @@ from scipy import linalg
 from .._linalg import psd_eigenpairs, psd_rtol
 from .._validation import (
     as_float_array,
+    check_same_length,
     check_square,
     check_symmetric,
     eig_tol,
@@ -32,11 +33,7 @@ class _PDSFromNDS(Kernel):
 
     def _check(self, X, name):
         A = self.kernel._check(X, name)
-        if A.shape[1] != self.x0.shape[1]:
-            raise ValueError(
-                f"{name} must have as many features as x0; got {A.shape[1]} "
-                f"and {self.x0.shape[1]}"
-            )
+        check_same_length(A, self.x0, name, "x0", axis=1)
         return A
 
     def _anchor(self, X):

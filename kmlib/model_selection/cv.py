@@ -17,6 +17,7 @@ from .._validation import (
     EPS,
     check_lam_grid,
     check_pair,
+    check_path,
     check_rng,
     finite_result,
     validate_args,
@@ -91,8 +92,7 @@ def holdout_curve(X: ArrayLike, y: ArrayLike, lams: ArrayLike, train_idx: ArrayL
     err : ndarray of shape (L,)
         Mean squared error on the validation rows.
     """
-    X, y = check_pair(X, y)
-    lams = check_lam_grid(lams)
+    X, y, lams = check_path(X, y, lams)
     tr, te = check_split(train_idx, test_idx, len(y))
     P = _predict_core(X[tr][None], y[tr][None], X[te][None], lams, fit_intercept, standardize)[0]
     return np.mean((y[te, None] - P) ** 2, axis=0)
@@ -124,8 +124,7 @@ def oof_predictions(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Folds = 
     -------
     P : ndarray of shape (n, L)
     """
-    X, y = check_pair(X, y)
-    lams = check_lam_grid(lams)
+    X, y, lams = check_path(X, y, lams)
     pairs = resolve_folds(folds, len(y))
     P = np.empty((len(y), lams.size))
     for tr, te in pairs:
@@ -185,8 +184,7 @@ def fold_errors(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Folds = 5, *
         equals :func:`cross_val_curve` when all folds have the same size, and
         the fold-size weighted average always equals it.
     """
-    X, y = check_pair(X, y)
-    lams = check_lam_grid(lams)
+    X, y, lams = check_path(X, y, lams)
     pairs = resolve_folds(folds, len(y))
     E = np.empty((len(pairs), lams.size))
     for k, (tr, te) in enumerate(pairs):
@@ -208,8 +206,7 @@ def ridge_fit_path(X: ArrayLike, y: ArrayLike, lams: ArrayLike, *, fit_intercept
         Column l is the coefficient vector (original scale) at ``lams[l]``, so
         predictions at new points are ``intercepts + X_new @ coefs``.
     """
-    X, y = check_pair(X, y)
-    lams = check_lam_grid(lams)
+    X, y, lams = check_path(X, y, lams)
     a, B = ridge_svd_path(X[None], y[None], lams, fit_intercept=fit_intercept,
                           standardize=standardize)
     return a[0], B[0]

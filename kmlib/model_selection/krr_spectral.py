@@ -32,8 +32,7 @@ from numpy.typing import ArrayLike, NDArray
 from .._linalg import dot, eigh_owned, pinv_mask
 from .._validation import (
     check_eigenvalues_psd,
-    check_lam_grid,
-    check_pair,
+    check_path,
     finite_result,
     rank_tol,
 )
@@ -46,8 +45,7 @@ __all__ = ["krr_path", "krr_loo"]
 # ---------------------------------------------------------------------------
 def _prepare(K: ArrayLike, y: ArrayLike, lams: ArrayLike, min_rows: int = 1, why: str = ""
              ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    K, y = check_pair(K, y, ("K", "y"), matrix="gram", min_rows=min_rows, why=why)
-    return K, y, check_lam_grid(lams)
+    return check_path(K, y, lams, ("K", "y"), matrix="gram", min_rows=min_rows, why=why)
 
 
 def _inverse_filter(d: np.ndarray, lams: np.ndarray) -> NDArray[np.float64]:

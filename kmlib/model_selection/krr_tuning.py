@@ -19,8 +19,7 @@ from .._estimator_inputs import gram
 from .._folds import Folds, resolve_folds
 from .._validation import (
     check_constraints,
-    check_lam_grid,
-    check_pair,
+    check_path,
     check_symmetric,
     finite_result,
     validate_args,
@@ -111,9 +110,8 @@ def tune_krr(X: ArrayLike, y: ArrayLike, kernel_factory: Callable[[Any], Callabl
     >>> table.cv.shape
     (3, 7)
     """
-    X, y = check_pair(X, y)
+    X, y, lams = check_path(X, y, lams)
     params = list(params)
-    lams = check_lam_grid(lams)
     n = y.shape[0]
     pairs = resolve_folds(folds, n)
 
