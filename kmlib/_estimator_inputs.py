@@ -16,6 +16,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ._validation import (
+    as_float_array,
     check_binary_labels,
     check_fitted,
     check_matrix,
@@ -66,7 +67,8 @@ def gram(kernel: Any, X: np.ndarray, Y: np.ndarray | None = None, *, what: str |
     """The float Gram matrix ``kernel(X)`` (``Y`` None) or ``kernel(X, Y)``, checked.
 
     The one place where kmlib's estimators evaluate a user's kernel.  A ValueError
-    (naming the call as ``what``) if the result is not numeric, has the wrong shape,
+    (naming the call as ``what``; a TypeError for a non-numeric result, as
+    :func:`kmlib._validation.as_float_array` raises) if the result is not real, has the wrong shape,
     or, when ``finite``, holds NaN or inf (callers that run ``check_symmetric`` on the
     square ``kernel(X)`` pass ``finite=False``: that check rejects them in the same pass).
     The result may be the very array the kernel returned: callers must not modify it.
@@ -76,10 +78,7 @@ def gram(kernel: Any, X: np.ndarray, Y: np.ndarray | None = None, *, what: str |
     G = kernel(X) if Y is None else kernel(X, Y)
     if scipy.sparse.issparse(G):   # e.g. X @ Y.T of sparse inputs
         G = G.toarray()
-    try:
-        G = np.asarray(G, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{what} must return a numeric array; got {type(G).__name__}") from exc
+    G = as_float_array(G, what)   # numeric and real (a complex result is not truncated)
     shape = (X.shape[0], X.shape[0] if Y is None else Y.shape[0])
     if G.shape != shape:
         raise ValueError(

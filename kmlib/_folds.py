@@ -127,7 +127,7 @@ def resolve_folds(folds: Folds, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
 
 def _check_pairs(folds: Iterable, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
     try:
-        pairs = [(np.asarray(tr, dtype=int).ravel(), np.asarray(te, dtype=int).ravel())
+        pairs = [(np.asarray(tr).ravel(), np.asarray(te).ravel())  # dtypes: check_split
                  for tr, te in folds]
     except (TypeError, ValueError) as exc:
         raise ValueError(

@@ -135,6 +135,11 @@ def test_resolve_folds_int_means_seeded_shuffled_kfold():
     ([(np.arange(5), np.arange(5, 9)), (np.arange(5, 10), np.arange(5))], "partition"),
     ([(np.arange(6), np.arange(5, 10)), (np.arange(5, 10), np.arange(5))], "overlaps"),
     ("abc", "iterable"),
+    # boolean masks and float indices are refused, not read as the indices 0/1 or truncated
+    ([(np.arange(10) >= 5, np.arange(10) < 5), (np.arange(10) < 5, np.arange(10) >= 5)],
+     "integer indices"),
+    ([(np.arange(5) + 0.5, np.arange(5, 10)), (np.arange(5, 10), np.arange(5))],
+     "integer indices"),
 ])
 def test_resolve_folds_rejects_bad_folds(folds, match):
     with pytest.raises(ValueError, match=match):
