@@ -39,12 +39,12 @@ from ._estimator_inputs import gram
 from ._linalg import falkon_cg, one_blas_thread, psd_rtol
 from ._validation import (
     EPS,
+    as_generator,
     check_feature_names,
     check_finite_result,
     check_fitted,
     check_matrix,
     check_n_features,
-    check_rng,
     check_same_length,
     check_vector,
     warn_column_y,
@@ -174,7 +174,7 @@ def nystroem_krr_fit(est: Any, X: Any, y: Any,
     """
     # the hyper-parameters and column names were validated by the caller (validate_params)
     lam, max_iter, tol = float(est.lam), int(est.max_iter), float(est.tol)
-    rng = check_rng(est.random_state, "random_state")
+    rng = as_generator(est.random_state)   # declared: checked by validate_params
     X = _rows(X, "X", chunks=getattr(y, "chunks", (None,))[0])
     y = _response(y, X)
     n = X.shape[0]

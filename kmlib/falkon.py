@@ -46,11 +46,11 @@ from ._linalg import blas_threads, falkon_cg, one_blas_thread, psd_rtol
 from ._typing import KernelFunc, Seed
 from ._validation import (
     EPS,
+    as_generator,
     check_finite_result,
     check_int,
     check_matrix,
     check_predict_input,
-    check_rng,
     check_same_length,
     check_vector,
     finite_result,
@@ -238,7 +238,7 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
         if _dask.is_dask(X, y):   # Dask arrays: blockwise sums as Dask tasks
             return _dask.nystroem_krr_fit(self, X, y, _cholesky)
         lam, max_iter, tol = float(self.lam), int(self.max_iter), float(self.tol)
-        rng = check_rng(self.random_state, "random_state")
+        rng = as_generator(self.random_state)   # declared: checked by validate_params
         warn_column_y(y)
         X, y = self._inputs(X), check_vector(y, "y")
         check_same_length(X, y, "X", "y")

@@ -57,6 +57,7 @@ from .results import (
     finite_result,
 )
 from .scalars import (
+    as_generator,
     check_int,
     check_lam,
     check_lam_grid,
@@ -75,7 +76,8 @@ from .tolerances import (
 )
 
 __all__ = [
-    "NotFittedError", "EPS", "rank_tol", "eig_tol", "as_float_array", "check_n_features",
+    "NotFittedError", "as_generator", "EPS", "rank_tol", "eig_tol", "as_float_array",
+    "check_n_features",
     "check_pair", "check_predict_input",
     "check_binary_labels", "check_finite_result", "finite_result", "check_gram_psd",
     "check_eigenvalues_psd", "PSD_RTOL", "SYMMETRY_RTOL", "check_matrix", "check_vector",

@@ -78,6 +78,15 @@ def check_rng(seed: Any, name: str = "seed") -> np.random.Generator:
     RandomState advances and the same state gives the same result.
     """
     check_constraints(name, seed, ["random_state"])   # the rule of the declarations
+    return as_generator(seed)
+
+
+def as_generator(seed: Any) -> np.random.Generator:
+    """The Generator of a ``random_state`` that a declaration has checked (see check_rng).
+
+    Estimators whose ``_parameter_constraints``, and functions whose ``@validate_args``,
+    declare ``"random_state": ["random_state"]`` convert it with this, unchecked again.
+    """
     if isinstance(seed, np.random.RandomState):
         seed = seed.randint(np.iinfo(np.int64).max, dtype=np.int64)
     elif isinstance(seed, numbers.Integral):

@@ -15,9 +15,9 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from .. import _dask
 from .._typing import Seed
 from .._validation import (
+    as_generator,
     check_matrix,
     check_predict_input,
-    check_rng,
     finite_result,
     preserve_float32,
     validate_args,
@@ -187,7 +187,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         family, sigma, nu = self._resolve_params(X)
         D = int(self.n_features)
         d = check_matrix(X, "X", accept_sparse=True).shape[1]
-        rng = check_rng(self.random_state, "random_state")
+        rng = as_generator(self.random_state)   # declared: checked by validate_params
         W = rng.standard_normal((d, D))
         if family == "gaussian" or (nu is not None and math.isinf(nu)):
             W /= sigma

@@ -22,10 +22,10 @@ from .._estimator_inputs import (
 from .._linalg import eigh_owned, psd_eigenpairs
 from .._typing import KernelFunc, Seed
 from .._validation import (
+    as_generator,
     check_gram_psd,
     check_matrix,
     check_predict_input,
-    check_rng,
     check_square,
     finite_result,
     preserve_float32,
@@ -124,7 +124,7 @@ class Nystroem(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
                           "n_samples (the exact kernel), as scikit-learn does", stacklevel=2)
             m = n
         rtol = None if self.rtol is None else float(self.rtol)
-        rng = check_rng(self.random_state, "random_state")
+        rng = as_generator(self.random_state)   # declared: checked by validate_params
         idx = np.sort(rng.choice(n, size=m, replace=False))
         L = X[idx]
         Kmm = L[:, idx] if pre else self._gram(L, L)

@@ -15,10 +15,10 @@ from .._ridge import ridge_svd_path, shrinkage
 from .._typing import Seed
 from .._validation import (
     EPS,
+    as_generator,
     check_lam_grid,
     check_pair,
     check_path,
-    check_rng,
     finite_result,
     validate_args,
 )
@@ -38,7 +38,8 @@ __all__ = [
 
 
 @validate_args({"n": [Interval(Integral, 2, None, closed="left")],
-                "test_fraction": [Interval(Real, 0, 1, closed="neither")]})
+                "test_fraction": [Interval(Real, 0, 1, closed="neither")],
+                "random_state": ["random_state"]})
 def holdout_split(n: int, test_fraction: float = 0.2,
                   random_state: Seed = None) -> tuple[np.ndarray, np.ndarray]:
     """Split ``range(n)`` at random into a training and a validation set.
@@ -65,7 +66,7 @@ def holdout_split(n: int, test_fraction: float = 0.2,
     (7, 3)
     """
     n_te = int(min(max(round(test_fraction * n), 1), n - 1))
-    perm = check_rng(random_state, "random_state").permutation(n)
+    perm = as_generator(random_state).permutation(n)
     return np.sort(perm[n_te:]), np.sort(perm[:n_te])
 
 
