@@ -10,16 +10,20 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_array
 
 
+def check_given(X: Any, name: str) -> None:
+    """Raise unless ``X`` is given (not None), in scikit-learn's words."""
+    if X is None:
+        raise ValueError(f"{name} is None; Expected array-like (array or non-string sequence), "
+                         "got None")
+
+
 def as_float_array(X: ArrayLike, name: str) -> NDArray[np.float64]:
     """Convert ``X`` to a float64 array with a clear error for what cannot be converted.
 
     Rejects complex values (whose imaginary part numpy would silently drop),
     sparse matrices, and anything that is not numeric (strings, dicts, ...).
     """
-    if X is None:
-        raise ValueError(
-            f"{name} is None; Expected array-like (array or non-string sequence), got None"
-        )
+    check_given(X, name)
     if scipy.sparse.issparse(X):
         raise TypeError(
             f"{name} is a sparse matrix; sparse input is not supported, pass a dense "

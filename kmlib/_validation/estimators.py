@@ -12,7 +12,7 @@ from sklearn.utils import check_array, column_or_1d
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
-from .arrays import check_matrix, check_same_length, check_square, check_vector
+from .arrays import check_given, check_matrix, check_same_length, check_square, check_vector
 from .gram import check_gram_psd, check_symmetric
 
 
@@ -117,10 +117,7 @@ def check_binary_labels(y: ArrayLike, name: str = "y", one_class_why: str = ""
     y_pm : ndarray of shape (n,)
         ``+1.0`` where ``y == classes[1]``, ``-1.0`` elsewhere.
     """
-    if y is None:
-        raise ValueError(
-            f"{name} is None; Expected array-like (array or non-string sequence), got None"
-        )
+    check_given(y, name)
     # scikit-learn's public checks: dense, 1-D (or a column), finite, not empty, discrete
     arr = column_or_1d(check_array(y, ensure_2d=False, dtype=None, input_name=name), warn=False)
     check_classification_targets(arr)

@@ -16,7 +16,6 @@ from .._typing import Seed
 from .._validation import (
     EPS,
     as_generator,
-    check_lam_grid,
     check_pair,
     check_path,
     finite_result,
@@ -250,8 +249,7 @@ def loo_ridge(X: ArrayLike, y: ArrayLike, lams: ArrayLike, *, fit_intercept: boo
         :class:`RuntimeWarning` says so.
     H_diag : ndarray of shape (n, L), only with ``return_leverage=True``
     """
-    lams = check_lam_grid(lams)
-    y, yc, h0, U, d = _smoother_svd(X, y, fit_intercept)
+    lams, y, yc, h0, U, d = _smoother_svd(X, y, lams, fit_intercept)
     S = shrinkage(d, lams, 0)                                 # (r, L) shrinkage factors
     H = h0 + (U * U) @ S                                      # (n, L) leverages
     fitted = (y - yc)[:, None] + U @ (S * (U.T @ yc)[:, None])
@@ -283,8 +281,7 @@ def gcv_ridge(X: ArrayLike, y: ArrayLike, lams: ArrayLike, *,
     gcv : ndarray of shape (L,)
         ``inf`` where ``tr(H) = n`` (an interpolating fit).
     """
-    lams = check_lam_grid(lams)
-    y, yc, h0, U, d = _smoother_svd(X, y, fit_intercept)
+    lams, y, yc, h0, U, d = _smoother_svd(X, y, lams, fit_intercept)
     n = len(y)
     S = shrinkage(d, lams, 0)
     df = n * h0 + S.sum(axis=0)
