@@ -60,6 +60,14 @@ def is_dask(*arrays: Any) -> bool:
 
 
 # ---------------------------------------------------------------------------- input checks
+def _check_known_rows(A: Any, name: str) -> None:
+    """Raise if the Dask array's number of rows is unknown (chunk sizes nan)."""
+    if A.ndim and math.isnan(A.shape[0]):
+        raise ValueError(f"{name} has unknown chunk sizes (nan), as after boolean indexing or "
+                         "a dask.dataframe's to_dask_array(); compute them first: "
+                         f"{name} = {name}.compute_chunk_sizes() (or to_dask_array(lengths=True))")
+
+
 def _rows(X: Any, name: str, chunks: Any = None, min_rows: int = 1, why: str = "") -> Any:
     """``X`` as a 2-D Dask array chunked along rows only (1-D: one column).
 
@@ -74,10 +82,7 @@ def _rows(X: Any, name: str, chunks: Any = None, min_rows: int = 1, why: str = "
                              f"{name}.to_dask_array(lengths=True)")
         X = np.asarray(X)
         X = da.from_array(X, chunks=(chunks,) + X.shape[1:] if chunks else -1)
-    if X.ndim and math.isnan(X.shape[0]):
-        raise ValueError(f"{name} has unknown chunk sizes (nan), as after boolean indexing or "
-                         "a dask.dataframe's to_dask_array(); compute them first: "
-                         f"{name} = {name}.compute_chunk_sizes() (or to_dask_array(lengths=True))")
+    _check_known_rows(X, name)
     if X.ndim == 1:
         X = X[:, None]
     # the NumPy rules of shape (2-D, not empty), applied to the shape alone (no data read)
@@ -95,9 +100,7 @@ def _response(y: Any, X: Any) -> Any:
 
     if not isinstance(y, da.Array):
         return da.from_array(check_vector(y, "y"), chunks=(X.chunks[0],))
-    if any(math.isnan(c) for c in y.chunks[0]):
-        raise ValueError("y has unknown chunk sizes (nan); compute them first: "
-                         "y = y.compute_chunk_sizes()")
+    _check_known_rows(y, "y")
     # the NumPy rules (a column warns, 1-D, one entry per row) on the shape alone
     warn_column_y(np.broadcast_to(0.0, y.shape))
     check_same_length(X, check_vector(np.broadcast_to(0.0, y.shape), "y", finite=False))

@@ -24,7 +24,6 @@ from ._validation import (
     check_same_length,
     check_square,
     check_symmetric,
-    warn_column_y,
 )
 from .kernels.base import Kernel
 
@@ -98,8 +97,7 @@ def fit_inputs(kernel: Any, X: ArrayLike, y: ArrayLike, *, need_gram: bool, one_
     the labels coded -1.0 (``classes[0]``) and +1.0 (``classes[1]``), ``classes`` the
     two sorted labels.  ``one_class_why`` says why one class is not enough.
     """
-    warn_column_y(y)
-    classes, y = check_binary_labels(y, one_class_why=one_class_why)
+    classes, y = check_binary_labels(y, one_class_why=one_class_why)   # a column y warns
     if is_precomputed(kernel):
         K = check_square(X, "X")
         check_same_length(K, y, "X", "y")

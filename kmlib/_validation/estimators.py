@@ -118,8 +118,8 @@ def check_binary_labels(y: ArrayLike, name: str = "y", one_class_why: str = ""
         ``+1.0`` where ``y == classes[1]``, ``-1.0`` elsewhere.
     """
     check_given(y, name)
-    # scikit-learn's public checks: dense, 1-D (or a column), finite, not empty, discrete
-    arr = column_or_1d(check_array(y, ensure_2d=False, dtype=None, input_name=name), warn=False)
+    # scikit-learn's public checks: dense, 1-D (a column warns), finite, not empty, discrete
+    arr = column_or_1d(check_array(y, ensure_2d=False, dtype=None, input_name=name), warn=True)
     check_classification_targets(arr)
     classes = np.unique(arr)
     if classes.shape[0] > 2:
