@@ -75,18 +75,24 @@ def check_gram_psd(K: np.ndarray, name: str = "K", *, who: str = "") -> None:
         )
 
 
-def check_eigenvalues_psd(evals: ArrayLike, name: str = "K", *, who: str = "") -> None:
-    """Rule 2 of :func:`check_gram_psd`, for eigenvalues already computed."""
+def check_eigenvalues_psd(evals: ArrayLike, name: str = "K", *, who: str = "",
+                          atol: float | None = None) -> None:
+    """Rule 2 of :func:`check_gram_psd`, for eigenvalues already computed.
+
+    With ``atol`` (a tolerance the caller chose), the bound is ``-atol`` instead.
+    """
     ev = np.asarray(evals, dtype=float)
     if ev.size == 0:
         return
     prefix = f"{who}: " if who else ""
     top = float(np.max(np.abs(ev)))
     low = float(np.min(ev))
-    if low < -PSD_RTOL * top:
+    limit, below = (-atol, f"-tol = {-atol:.3g}") if atol is not None else (
+        -PSD_RTOL * top, f"-{PSD_RTOL:.2g} * max|eigenvalue| = {-PSD_RTOL * top:.3g} (more "
+        "than rounding)")
+    if low < limit:
         raise ValueError(
             f"{prefix}{name} is not positive semi-definite: its smallest eigenvalue is "
-            f"{low:.3g}, below -{PSD_RTOL:.2g} * max|eigenvalue| = {-PSD_RTOL * top:.3g} "
-            "(more than rounding). Use a positive-definite kernel"
+            f"{low:.3g}, below {below}. Use a positive-definite kernel"
         )
 

@@ -14,6 +14,7 @@ from scipy import linalg
 from .._linalg import psd_eigenpairs, psd_rtol
 from .._validation import (
     as_float_array,
+    check_eigenvalues_psd,
     check_same_length,
     check_square,
     check_symmetric,
@@ -217,9 +218,7 @@ def empirical_feature_map(K: ArrayLike, tol: float | None = None) -> np.ndarray:
     if tol is None:
         lam, U = psd_eigenpairs(lam, U, rtol=10 * psd_rtol(len(lam)), name="K",
                                 who="empirical_feature_map")
-    elif lam.size and lam[0] < -tol:
-        raise ValueError(f"K must be positive semidefinite; its smallest eigenvalue is "
-                         f"{lam[0]:.3g} < -tol = {-tol:.3g}. Use a positive-definite kernel")
     else:
+        check_eigenvalues_psd(lam, "K", who="empirical_feature_map", atol=tol)
         lam, U = lam[lam > tol], U[:, lam > tol]
     return U[:, ::-1] * np.sqrt(lam[::-1])
