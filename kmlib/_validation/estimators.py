@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.exceptions import DataConversionWarning
+from sklearn.exceptions import DataConversionWarning, NotFittedError
 from sklearn.utils import check_array, column_or_1d
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
+from sklearn.utils.validation import check_non_negative, validate_data
 
 from .arrays import check_given, check_matrix, check_same_length, check_square, check_vector
 from .gram import check_gram_psd, check_symmetric
@@ -62,10 +62,16 @@ def warn_column_y(y: Any) -> None:
                       DataConversionWarning, stacklevel=3)
 
 
-#: Raise scikit-learn's :class:`NotFittedError` unless ``estimator`` has ``attribute``:
-#: scikit-learn's public ``check_is_fitted`` and its message ("This KernelRidge instance is
-#: not fitted yet. Call 'fit' with appropriate arguments before using this estimator.").
-check_fitted = check_is_fitted
+def check_fitted(estimator: Any, attribute: str) -> None:
+    """Raise scikit-learn's :class:`NotFittedError` unless ``estimator`` has ``attribute``.
+
+    scikit-learn's rule (an estimator is fitted once ``fit`` has set the attribute) and
+    message; its ``check_is_fitted`` itself needs a scikit-learn estimator (tags), this
+    works on any object (e.g. the book's streaming ridge).
+    """
+    if not hasattr(estimator, attribute):
+        raise NotFittedError(f"This {type(estimator).__name__} instance is not fitted yet. "
+                             "Call 'fit' with appropriate arguments before using this estimator.")
 
 
 def check_n_features(estimator: Any, X: np.ndarray, expected: int | None = None,
