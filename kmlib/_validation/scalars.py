@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import as_float_array
+from .arrays import as_float_array, check_batch
 from .estimators import check_pair
 from .params import NONNEGATIVE, Integral, Interval, Real, check_constraints
 
@@ -55,10 +55,14 @@ def check_path(M: Any, v: Any, lams: Any, names: tuple[str, str] = ("X", "y"), *
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The arguments of a regularisation path, checked and returned as ``(M, v, lams)``.
 
-    ``M, v`` as by :func:`check_pair` (same options), the penalties ``lams`` as by
+    ``M, v`` as by :func:`check_pair` (same options), or with ``matrix="batch"`` a stack
+    of datasets as by :func:`check_batch`; the penalties ``lams`` as by
     :func:`check_lam_grid`.
     """
-    M, v = check_pair(M, v, names, matrix=matrix, min_rows=min_rows, why=why)
+    if matrix == "batch":
+        M, v = check_batch(M, v)
+    else:
+        M, v = check_pair(M, v, names, matrix=matrix, min_rows=min_rows, why=why)
     lams = check_lam_grid(lams)
     return M, v, lams
 
