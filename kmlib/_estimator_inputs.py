@@ -27,7 +27,7 @@ from ._validation import (
 )
 from .kernels.base import Kernel
 
-__all__ = ["PairwiseTags", "is_precomputed", "check_both_labels", "check_symmetric", "gram",
+__all__ = ["PairwiseTags", "is_precomputed", "check_symmetric", "gram",
            "fit_inputs", "prediction_gram"]
 
 
@@ -52,13 +52,6 @@ class PairwiseTags:
         tags.input_tags.sparse = not pre and getattr(self.kernel,  # type: ignore[attr-defined]
                                                      "_sparse_ok", True)
         return tags
-
-
-def check_both_labels(y: np.ndarray, why: str = "") -> None:
-    """Raise unless the labels ``y`` (in {-1, 1}) hold both classes; ``why`` explains why."""
-    if np.all(y == y[0]):
-        extra = f" ({why})" if why else ""
-        raise ValueError(f"y must contain both labels -1 and 1; got only {y[0]:g}{extra}")
 
 
 def gram(kernel: Any, X: np.ndarray, Y: np.ndarray | None = None, *, what: str | None = None,

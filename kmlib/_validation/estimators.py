@@ -16,9 +16,14 @@ from .arrays import check_given, check_matrix, check_same_length, check_square, 
 from .gram import check_gram_psd, check_symmetric
 
 
-def check_labels(y: ArrayLike, name: str = "y") -> np.ndarray:
-    """Return labels as a float array, raising unless every entry is -1 or 1."""
+def check_labels(y: ArrayLike, name: str = "y", *, both: bool = False) -> np.ndarray:
+    """Return labels as a float array, raising unless every entry is -1 or 1.
+
+    With ``both``, both labels must occur.
+    """
     v = check_vector(y, name)
+    if both and np.all(v == v[0]):
+        raise ValueError(f"{name} must contain both labels -1 and 1; got only {v[0]:g}")
     bad = ~np.isin(v, (-1.0, 1.0))
     if np.any(bad):
         found = np.unique(v[bad])[:5]
@@ -30,14 +35,15 @@ def check_labels(y: ArrayLike, name: str = "y") -> np.ndarray:
 
 
 def check_pair(M: Any, v: Any, names: tuple[str, str] = ("X", "y"), *, matrix: str = "points",
-               labels: bool = False, who: str = "", min_rows: int = 1,
+               labels: bool | str = False, who: str = "", min_rows: int = 1,
                why: str = "") -> tuple[np.ndarray, np.ndarray]:
     """A matrix and a vector with one entry per row: the two data arguments of a fit.
 
     ``matrix`` says what the matrix is: ``"points"`` (shape (n, d); a 1-D array is n
     points of one feature), ``"2d"`` (shape (n, d), 1-D refused), ``"square"``, or
     ``"gram"`` (square, symmetric and positive semi-definite by :func:`check_gram_psd`,
-    whose message names ``who``).  With ``labels`` the vector holds the labels -1 and 1.
+    whose message names ``who``).  With ``labels`` the vector holds the labels -1 and 1
+    (``labels="both"``: both of them).
     ``names`` are the two arguments' names in the messages; ``min_rows`` and ``why`` as
     in :func:`check_matrix`.
     """
@@ -46,7 +52,7 @@ def check_pair(M: Any, v: Any, names: tuple[str, str] = ("X", "y"), *, matrix: s
         M = check_square(M, m_name, min_rows=min_rows, why=why)
     else:
         M = check_matrix(M, m_name, allow_1d=matrix == "points", min_rows=min_rows, why=why)
-    v = check_labels(v, v_name) if labels else check_vector(v, v_name)
+    v = check_labels(v, v_name, both=labels == "both") if labels else check_vector(v, v_name)
     check_same_length(M, v, m_name, v_name)
     if matrix == "gram":
         check_symmetric(M, m_name)
