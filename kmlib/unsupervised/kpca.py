@@ -145,14 +145,15 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                              "used with kernel='precomputed'")
         alpha = float(self.alpha)
         why = "KernelPCA centres the data"
+        A: Any   # the checked X: a square array if precomputed, else a matrix (maybe sparse)
         if pre:
-            X = check_square(X, "X", min_rows=2, why=why)
+            A = check_square(X, "X", min_rows=2, why=why)
         else:
-            X = check_matrix(X, "X", accept_sparse=True, min_rows=2, why=why)
-        if self.fit_inverse_transform and scipy.sparse.issparse(X):
+            A = check_matrix(X, "X", accept_sparse=True, min_rows=2, why=why)
+        if self.fit_inverse_transform and scipy.sparse.issparse(A):
             raise TypeError("KernelPCA(fit_inverse_transform=True) cannot use a sparse X (it "
                             "learns a map back to dense points); pass X.toarray()")
-        K = X if pre else gram(self.kernel, X, finite=False)
+        K = A if pre else gram(self.kernel, A, finite=False)
         what = "X" if pre else "kernel(X)"
         if not isinstance(self.kernel, Kernel):  # kmlib kernels are exactly symmetric
             check_symmetric(K, what)
@@ -178,8 +179,8 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         top = np.argmax(np.abs(evecs), axis=0)
         self.eigenvectors_ = evecs * np.sign(evecs[top, np.arange(evecs.shape[1])])
         self.eigenvalues_ = evals
-        self.X_fit_ = None if pre else X.copy()
-        self.n_features_in_ = X.shape[1]
+        self.X_fit_ = None if pre else A.copy()
+        self.n_features_in_ = A.shape[1]
         self.n_components_ = self._n_features_out = len(self.eigenvalues_)
         self.dual_coef_ = self.X_transformed_fit_ = None
         if self.fit_inverse_transform:
@@ -187,7 +188,7 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             assert alpha is not None  # checked above with fit_inverse_transform
             G = gram(self.kernel, Z, what="kernel(X_transformed)") + alpha * np.eye(n)
             try:
-                self.dual_coef_ = sla.cho_solve(sla.cho_factor(G, overwrite_a=True), X)
+                self.dual_coef_ = sla.cho_solve(sla.cho_factor(G, overwrite_a=True), A)
             except np.linalg.LinAlgError as exc:
                 raise ValueError("fit_inverse_transform: kernel(X_transformed) + alpha I is "
                                  "not positive definite; use a larger alpha or a "
