@@ -20,9 +20,9 @@ from ._validation import (
     check_binary_labels,
     check_fitted,
     check_matrix,
+    check_pair,
     check_predict_input,
     check_same_length,
-    check_square,
     check_symmetric,
 )
 from .kernels.base import Kernel
@@ -92,8 +92,7 @@ def fit_inputs(kernel: Any, X: ArrayLike, y: ArrayLike, *, need_gram: bool, one_
     """
     classes, y = check_binary_labels(y, one_class_why=one_class_why)   # a column y warns
     if is_precomputed(kernel):
-        K = check_square(X, "X")
-        check_same_length(K, y, "X", "y")
+        K, _ = check_pair(X, y, matrix="square")   # (y: the coded labels, checked above)
         check_symmetric(K, "X")
         return K, None, y, classes
     X_fit = check_matrix(X, "X", accept_sparse=True)
