@@ -136,8 +136,8 @@ def _check_pairs(folds: Iterable, n: int) -> list[tuple[np.ndarray, np.ndarray]]
     if len(pairs) < 2:
         raise ValueError(f"folds must contain at least 2 folds; got {len(pairs)}")
     seen = np.zeros(n, dtype=int)
-    for tr, te in pairs:
-        check_split(tr, te, n, "folds: ")
+    for k, (tr, te) in enumerate(pairs):
+        pairs[k] = tr, te = check_split(tr, te, n, "folds: ")   # index arrays (masks read)
         seen[te] += 1
     if not np.all(seen == 1):
         raise ValueError(
@@ -151,12 +151,14 @@ def check_split(train: ArrayLike, test: ArrayLike, n: int,
                 where: str = "") -> tuple[np.ndarray, np.ndarray]:
     """One split of ``n`` samples: non-empty arrays of integer indices in 0..n-1, disjoint.
 
+    A boolean mask of length n stands for the indices where it is True, as in scikit-learn.
     Returns the two index arrays, flattened.  ``where`` starts the messages
     (``"folds: "`` for one fold of a ``folds`` argument).
     """
     pair = []
     for idx, name in ((train, "train_idx"), (test, "test_idx")):
         v = np.asarray(idx).ravel()
+        v = np.flatnonzero(v) if v.dtype == bool and v.size == n else v
         if v.size == 0 or not np.issubdtype(v.dtype, np.integer):
             raise ValueError(f"{where}{name} must be a non-empty array of integer indices; "
                              f"got {v!r}")

@@ -135,15 +135,24 @@ def test_resolve_folds_int_means_seeded_shuffled_kfold():
     ([(np.arange(5), np.arange(5, 9)), (np.arange(5, 10), np.arange(5))], "partition"),
     ([(np.arange(6), np.arange(5, 10)), (np.arange(5, 10), np.arange(5))], "overlaps"),
     ("abc", "iterable"),
-    # boolean masks and float indices are refused, not read as the indices 0/1 or truncated
-    ([(np.arange(10) >= 5, np.arange(10) < 5), (np.arange(10) < 5, np.arange(10) >= 5)],
-     "integer indices"),
+    # float indices are refused, not truncated; so is a boolean mask of the wrong length
     ([(np.arange(5) + 0.5, np.arange(5, 10)), (np.arange(5, 10), np.arange(5))],
+     "integer indices"),
+    ([(np.arange(12) >= 6, np.arange(12) < 6), (np.arange(12) < 6, np.arange(12) >= 6)],
      "integer indices"),
 ])
 def test_resolve_folds_rejects_bad_folds(folds, match):
     with pytest.raises(ValueError, match=match):
         resolve_folds(folds, 10)
+
+
+def test_resolve_folds_reads_boolean_masks_as_scikit_learn_does():
+    # a mask of length n is the indices where it is True (it used to be cast to the indices 0/1)
+    first = np.arange(10) < 5
+    masks = resolve_folds([(~first, first), (first, ~first)], 10)
+    index = resolve_folds([(np.arange(5, 10), np.arange(5)), (np.arange(5), np.arange(5, 10))], 10)
+    assert all(np.array_equal(a, b) for m, i in zip(masks, index, strict=True)
+               for a, b in zip(m, i, strict=True))
 
 
 # ------------------------------------------------------------------ stated numbers
