@@ -30,7 +30,6 @@ name, and dask is imported only once a Dask array has been passed in.
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -40,13 +39,13 @@ from ._estimator_inputs import gram
 from ._linalg import falkon_cg, one_blas_thread, psd_rtol
 from ._validation import (
     EPS,
+    as_generator,
     check_feature_names,
     check_finite_result,
     check_fitted,
-    check_int,
-    check_kernel,
+    check_matrix,
     check_n_features,
-    check_rng,
+    check_same_length,
     check_vector,
     warn_column_y,
 )
@@ -61,10 +60,19 @@ def is_dask(*arrays: Any) -> bool:
 
 
 # ---------------------------------------------------------------------------- input checks
-def _rows(X: Any, name: str, chunks: Any = None) -> Any:
+def _check_known_rows(A: Any, name: str) -> None:
+    """Raise if the Dask array's number of rows is unknown (chunk sizes nan)."""
+    if A.ndim and math.isnan(A.shape[0]):
+        raise ValueError(f"{name} has unknown chunk sizes (nan), as after boolean indexing or "
+                         "a dask.dataframe's to_dask_array(); compute them first: "
+                         f"{name} = {name}.compute_chunk_sizes() (or to_dask_array(lengths=True))")
+
+
+def _rows(X: Any, name: str, chunks: Any = None, min_rows: int = 1, why: str = "") -> Any:
     """``X`` as a 2-D Dask array chunked along rows only (1-D: one column).
 
-    A NumPy input becomes a Dask array with the row chunks ``chunks`` (of the other input).
+    A NumPy input becomes a Dask array with the row chunks ``chunks`` (of the other input);
+    ``min_rows`` and ``why`` as in :func:`kmlib._validation.check_matrix`.
     """
     import dask.array as da
 
@@ -74,22 +82,15 @@ def _rows(X: Any, name: str, chunks: Any = None) -> Any:
                              f"{name}.to_dask_array(lengths=True)")
         X = np.asarray(X)
         X = da.from_array(X, chunks=(chunks,) + X.shape[1:] if chunks else -1)
+    _check_known_rows(X, name)
     if X.ndim == 1:
         X = X[:, None]
-    if X.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D array of shape (n_samples, n_features) or a "
-                         f"1-D array; got a Dask array with ndim={X.ndim}")
-    if any(math.isnan(c) for c in X.chunks[0]):
-        raise ValueError(f"{name} has unknown chunk sizes (nan), as after boolean indexing or "
-                         "a dask.dataframe's to_dask_array(); compute them first: "
-                         f"{name} = {name}.compute_chunk_sizes() (or to_dask_array(lengths=True))")
+    # the NumPy rules of shape (2-D, not empty), applied to the shape alone (no data read)
+    check_matrix(np.broadcast_to(0.0, X.shape), name, finite=False, min_rows=min_rows, why=why)
     if len(X.chunks[1]) > 1:
         raise ValueError(f"{name} is split into {len(X.chunks[1])} chunks along its columns; "
                          "each row must lie in one chunk: "
                          f"{name} = {name}.rechunk({{1: -1}})")
-    if X.shape[0] == 0:
-        raise ValueError(f"{name} is empty: 0 sample(s) (shape={X.shape}) while a minimum of 1 "
-                         "is required.")
     return X
 
 
@@ -99,17 +100,11 @@ def _response(y: Any, X: Any) -> Any:
 
     if not isinstance(y, da.Array):
         return da.from_array(check_vector(y, "y"), chunks=(X.chunks[0],))
-    if any(math.isnan(c) for c in y.chunks[0]):
-        raise ValueError("y has unknown chunk sizes (nan); compute them first: "
-                         "y = y.compute_chunk_sizes()")
-    warn_column_y(np.broadcast_to(0.0, y.shape))   # the shape only, nothing computed
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y[:, 0]
-    if y.ndim != 1:
-        raise ValueError(f"y must be 1-D of shape (n_samples,); got shape {y.shape}")
-    if y.shape[0] != X.shape[0]:
-        raise ValueError("X and y must have the same number of samples; "
-                         f"got {X.shape[0]} and {y.shape[0]}")
+    _check_known_rows(y, "y")
+    # the NumPy rules (a column warns, 1-D, one entry per row) on the shape alone
+    warn_column_y(np.broadcast_to(0.0, y.shape))
+    check_same_length(X, check_vector(np.broadcast_to(0.0, y.shape), "y", finite=False))
+    y = y[:, 0] if y.ndim == 2 else y
     if y.chunks[0] != X.chunks[0]:
         raise ValueError(f"X and y have different row chunks ({X.chunks[0]} and {y.chunks[0]}); "
                          "a chunk of X must meet the same rows of y: "
@@ -180,22 +175,13 @@ def nystroem_krr_fit(est: Any, X: Any, y: Any,
 
     ``cholesky(M, jitter, what)`` is the NumPy fit's factorisation with a rising jitter.
     """
-    # the hyper-parameters were validated by the caller (validate_params at the top of fit)
+    # the hyper-parameters and column names were validated by the caller (validate_params)
     lam, max_iter, tol = float(est.lam), int(est.max_iter), float(est.tol)
-    rng = check_rng(est.random_state, "random_state")
+    rng = as_generator(est.random_state)   # declared: checked by validate_params
     X = _rows(X, "X", chunks=getattr(y, "chunks", (None,))[0])
     y = _response(y, X)
-    check_feature_names(est, X, reset=True)
-    n, m = X.shape[0], int(est.n_components)
-    if m > n:
-        warnings.warn(f"n_components={m} > n_samples={n}: n_components was set to "
-                      "n_samples", stacklevel=3)
-        m = n
-    s = min(n, 10 * m if est.preconditioner_size is None else
-            check_int(est.preconditioner_size, "preconditioner_size", minimum=m))
-    solver = est.solver
-    if solver == "auto":
-        solver = "direct" if m <= 200 or s == n else "pcg"
+    n = X.shape[0]
+    m, s, solver = est._sizes(n, stacklevel=4)
     # the NumPy fit's draws, in its order: landmarks, then the preconditioner's rows
     idx = np.sort(rng.choice(n, size=m, replace=False))
     rows = None if solver == "direct" else np.sort(rng.choice(n, s - m, replace=False))
@@ -243,9 +229,7 @@ def _pcg(est: Any, X: Any, y: Any, T: np.ndarray, A: np.ndarray, b_s: np.ndarray
 
 def nystroem_krr_predict(est: Any, X: Any) -> Any:
     """:meth:`NystroemKernelRidge.predict` on a Dask array: a lazy Dask array."""
-    check_fitted(est, "dual_coef_")
-    X = _rows(X, "X")
-    _check_n_features(est, X)
+    X = _check_predict_input(est, X, "dual_coef_")
     return X.map_blocks(_predict_chunk, est, drop_axis=1, dtype=np.float64,
                         meta=np.empty((0,)))
 
@@ -257,18 +241,22 @@ def _transform_chunk(Xb: np.ndarray, est: Any, n_out: int) -> np.ndarray:
 
 def transform(est: Any, X: Any, fitted: str, n_out: Callable[[Any], int]) -> Any:
     """``est.transform`` on a Dask array, chunk by chunk: a lazy Dask array."""
-    check_fitted(est, fitted)
-    X = _rows(X, "X")
-    _check_n_features(est, X)
+    X = _check_predict_input(est, X, fitted)
     cols = n_out(est)
     return X.map_blocks(_transform_chunk, est, cols, chunks=(X.chunks[0], (cols,)),
                         dtype=np.float64, meta=np.empty((0, 0)))
 
 
-def _check_n_features(est: Any, X: Any) -> None:
-    """The NumPy methods' checks of the columns (names, number), on the Dask array's shape."""
+def _check_predict_input(est: Any, X: Any, fitted: str) -> Any:
+    """The NumPy methods' checks (fitted; column names and number, on the Dask array's shape).
+
+    Each chunk's values are checked when the NumPy method runs on it.
+    """
+    check_fitted(est, fitted)
+    X = _rows(X, "X")
     check_feature_names(est, X, reset=False)
     check_n_features(est, X)
+    return X
 
 
 # ---------------------------------------------------------------------- linear-time MMD
@@ -282,17 +270,12 @@ def _mmd_chunk(Xb: np.ndarray, Yb: np.ndarray, kernel: Any,
 def mmd2_linear(X: Any, Y: Any, kernel: Any, statistic: Callable[..., float]) -> float:
     """:func:`kmlib.unsupervised.mmd2_linear` on Dask arrays (chunks rechunked to pairs).
 
-    ``statistic`` is the NumPy function, applied to each chunk's pairs.
+    ``statistic`` is the NumPy function, applied to each chunk's pairs; its own checks
+    (the kernel, the same number of columns, finite values) run on every chunk, and the
+    kernel was checked by its declaration before the call came here.
     """
-    X, Y = _rows(X, "X"), _rows(Y, "Y")
-    for A, name in ((X, "X"), (Y, "Y")):
-        if A.shape[0] < 2:
-            raise ValueError(f"{name} must have at least 2 samples (one pair of rows); "
-                             f"got {A.shape[0]}")
-    if X.shape[1] != Y.shape[1]:
-        raise ValueError("X and Y must have the same number of features (columns); "
-                         f"got {X.shape[1]} and {Y.shape[1]}")
-    check_kernel(kernel)
+    X = _rows(X, "X", min_rows=2, why="one pair of rows")
+    Y = _rows(Y, "Y", min_rows=2, why="one pair of rows")
     n2 = min(X.shape[0], Y.shape[0]) // 2 * 2
     # the chunk boundaries of X (or of Y if only Y came chunked) below n2, moved down to
     # even rows: every pair of rows in one chunk

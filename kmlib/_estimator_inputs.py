@@ -16,19 +16,18 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ._validation import (
+    as_float_array,
     check_binary_labels,
-    check_feature_names,
     check_fitted,
     check_matrix,
-    check_n_features,
+    check_pair,
+    check_predict_input,
     check_same_length,
-    check_square,
     check_symmetric,
-    warn_column_y,
 )
 from .kernels.base import Kernel
 
-__all__ = ["PairwiseTags", "is_precomputed", "check_both_labels", "check_symmetric", "gram",
+__all__ = ["PairwiseTags", "is_precomputed", "check_symmetric", "gram",
            "fit_inputs", "prediction_gram"]
 
 
@@ -55,19 +54,13 @@ class PairwiseTags:
         return tags
 
 
-def check_both_labels(y: np.ndarray, why: str = "") -> None:
-    """Raise unless the labels ``y`` (in {-1, 1}) hold both classes; ``why`` explains why."""
-    if np.all(y == y[0]):
-        extra = f" ({why})" if why else ""
-        raise ValueError(f"y must contain both labels -1 and 1; got only {y[0]:g}{extra}")
-
-
 def gram(kernel: Any, X: np.ndarray, Y: np.ndarray | None = None, *, what: str | None = None,
          finite: bool = True) -> np.ndarray:
     """The float Gram matrix ``kernel(X)`` (``Y`` None) or ``kernel(X, Y)``, checked.
 
     The one place where kmlib's estimators evaluate a user's kernel.  A ValueError
-    (naming the call as ``what``) if the result is not numeric, has the wrong shape,
+    (naming the call as ``what``; a TypeError for a non-numeric result, as
+    :func:`kmlib._validation.as_float_array` raises) if the result is not real, has the wrong shape,
     or, when ``finite``, holds NaN or inf (callers that run ``check_symmetric`` on the
     square ``kernel(X)`` pass ``finite=False``: that check rejects them in the same pass).
     The result may be the very array the kernel returned: callers must not modify it.
@@ -77,10 +70,7 @@ def gram(kernel: Any, X: np.ndarray, Y: np.ndarray | None = None, *, what: str |
     G = kernel(X) if Y is None else kernel(X, Y)
     if scipy.sparse.issparse(G):   # e.g. X @ Y.T of sparse inputs
         G = G.toarray()
-    try:
-        G = np.asarray(G, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{what} must return a numeric array; got {type(G).__name__}") from exc
+    G = as_float_array(G, what)   # numeric and real (a complex result is not truncated)
     shape = (X.shape[0], X.shape[0] if Y is None else Y.shape[0])
     if G.shape != shape:
         raise ValueError(
@@ -100,57 +90,41 @@ def fit_inputs(kernel: Any, X: ArrayLike, y: ArrayLike, *, need_gram: bool, one_
     the labels coded -1.0 (``classes[0]``) and +1.0 (``classes[1]``), ``classes`` the
     two sorted labels.  ``one_class_why`` says why one class is not enough.
     """
-    warn_column_y(y)
-    try:
-        classes, y = check_binary_labels(y)
-    except ValueError as exc:
-        if one_class_why and "two classes; got only" in str(exc):
-            raise ValueError(f"{exc} ({one_class_why})") from None
-        raise
+    classes, y = check_binary_labels(y, one_class_why=one_class_why)   # a column y warns
     if is_precomputed(kernel):
-        K = check_square(X, "X")
-        check_same_length(K, y, "X", "y")
+        K, _ = check_pair(X, y, matrix="square")   # (y: the coded labels, checked above)
         check_symmetric(K, "X")
-        X_fit = None
-    else:
-        X_fit = check_matrix(X, "X", accept_sparse=True)
-        check_same_length(X_fit, y, "X", "y")
-        K = None
-    if K is None and need_gram and X_fit is not None:
-        K = gram(kernel, X_fit)
-    return K, X_fit, y, classes
+        return K, None, y, classes
+    X_fit = check_matrix(X, "X", accept_sparse=True)
+    check_same_length(X_fit, y, "X", "y")
+    return (gram(kernel, X_fit) if need_gram else None), X_fit, y, classes
 
 
 def prediction_gram(estimator: Any, X: ArrayLike, fitted: str,
                     keep: str | None = None) -> np.ndarray:
     """Check test inputs ``X``; return their (m, n_train) cross Gram matrix with ``X_fit_``.
 
-    First the ``estimator`` must be fitted (have the attribute ``fitted``, one entry per
-    training point unless it has ``n_train_``) and the column names of a DataFrame ``X``
-    must match those seen in ``fit``.  With ``kernel="precomputed"`` ``X`` is that matrix
-    already.  Only the columns of the training points indexed by the attribute ``keep``
-    (e.g. support vectors; None: all) are returned, and the kernel is not called when
-    none is kept.  A ValueError (naming the ``estimator``) when
-    ``X`` has the wrong number of columns or the kernel returns a bad matrix.
+    First the ``estimator`` must be fitted (have the attribute ``fitted``) and the column
+    names of a DataFrame ``X`` must match those seen in ``fit``.  With
+    ``kernel="precomputed"`` ``X`` is that matrix already.  Only the columns of the training
+    points indexed by the attribute ``keep`` (e.g. support vectors; None: all) are returned,
+    and the kernel is not called when none is kept.  A ValueError (naming the ``estimator``)
+    when ``X`` has the wrong number of columns or the kernel returns a bad matrix.
     """
     check_fitted(estimator, fitted)
-    check_feature_names(estimator, X, reset=False)
-    kernel, X_fit = estimator.kernel, estimator.X_fit_
-    n_train = getattr(estimator, "n_train_", None) or len(getattr(estimator, fitted))
+    kernel, X_fit, pre = estimator.kernel, estimator.X_fit_, is_precomputed(estimator.kernel)
+    if pre and np.asarray(X).ndim == 1:
+        raise ValueError(
+            "X must be the (m, n_train) Gram matrix against the training points; got a "
+            "1-D array. Reshape your data, e.g. X.reshape(1, -1) for one test point"
+        )
+    # n_features_in_ is n_train with a precomputed kernel (the training Gram matrix's width)
+    Xt = check_predict_input(estimator, X, accept_sparse=not pre, what=(
+        "the (m, n_train) Gram matrix against the training points" if pre else ""))
     keep_idx = None if keep is None else getattr(estimator, keep)
-    if is_precomputed(kernel):
-        if np.asarray(X).ndim == 1:
-            raise ValueError(
-                "X must be the (m, n_train) Gram matrix against the training points; got a "
-                "1-D array. Reshape your data, e.g. X.reshape(1, -1) for one test point"
-            )
-        Kt = check_matrix(X, "X", allow_1d=False)
-        check_n_features(estimator, Kt, n_train, f"X must be the (m, n_train) Gram matrix "
-                         f"against the {n_train} training points; got shape {Kt.shape}")
-        return Kt if keep_idx is None else Kt[:, keep_idx]
-    Xt = check_matrix(X, "X", accept_sparse=True)
+    if pre:
+        return Xt if keep_idx is None else Xt[:, keep_idx]
     assert X_fit is not None  # not precomputed: the training inputs were kept
-    check_n_features(estimator, Xt, X_fit.shape[1])
     ref = X_fit if keep_idx is None else X_fit[keep_idx]
     if ref.shape[0] == 0:
         return np.zeros((Xt.shape[0], 0))

@@ -72,8 +72,7 @@ class KFold:
         """Return kappa: ``kappa[i]`` is the fold (0, ..., v-1) that holds point i."""
         n = X if isinstance(X, numbers.Integral) else np.shape(X)[0]
         k = check_int(self.n_splits, "n_splits", minimum=2)
-        n = check_int(n, "number of samples", minimum=1)
-        if k > n:
+        if k > n:   # n is an int (a count or a length); k >= 2 > n also rejects n < 1
             raise ValueError(
                 f"n_splits must be <= the number of samples; got n_splits={k} for {n} samples"
             )
@@ -128,7 +127,7 @@ def resolve_folds(folds: Folds, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
 
 def _check_pairs(folds: Iterable, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
     try:
-        pairs = [(np.asarray(tr, dtype=int).ravel(), np.asarray(te, dtype=int).ravel())
+        pairs = [(np.asarray(tr).ravel(), np.asarray(te).ravel())  # dtypes: check_split
                  for tr, te in folds]
     except (TypeError, ValueError) as exc:
         raise ValueError(
@@ -137,8 +136,8 @@ def _check_pairs(folds: Iterable, n: int) -> list[tuple[np.ndarray, np.ndarray]]
     if len(pairs) < 2:
         raise ValueError(f"folds must contain at least 2 folds; got {len(pairs)}")
     seen = np.zeros(n, dtype=int)
-    for tr, te in pairs:
-        check_split(tr, te, n, "folds: ")
+    for k, (tr, te) in enumerate(pairs):
+        pairs[k] = tr, te = check_split(tr, te, n, "folds: ")   # index arrays (masks read)
         seen[te] += 1
     if not np.all(seen == 1):
         raise ValueError(
@@ -152,12 +151,14 @@ def check_split(train: ArrayLike, test: ArrayLike, n: int,
                 where: str = "") -> tuple[np.ndarray, np.ndarray]:
     """One split of ``n`` samples: non-empty arrays of integer indices in 0..n-1, disjoint.
 
+    A boolean mask of length n stands for the indices where it is True, as in scikit-learn.
     Returns the two index arrays, flattened.  ``where`` starts the messages
     (``"folds: "`` for one fold of a ``folds`` argument).
     """
     pair = []
     for idx, name in ((train, "train_idx"), (test, "test_idx")):
         v = np.asarray(idx).ravel()
+        v = np.flatnonzero(v) if v.dtype == bool and v.size == n else v
         if v.size == 0 or not np.issubdtype(v.dtype, np.integer):
             raise ValueError(f"{where}{name} must be a non-empty array of integer indices; "
                              f"got {v!r}")

@@ -15,30 +15,18 @@ from typing import Any
 
 import numpy as np
 import scipy.linalg as sla
-from numpy.typing import ArrayLike
 from scipy.linalg import blas
 from threadpoolctl import ThreadpoolController
 
 from ._validation import (
     EPS,
     check_eigenvalues_psd,
-    check_gram_psd,
-    check_square,
-    check_symmetric,
     rank_tol,
 )
 
-__all__ = ["check_gram", "eigh_owned", "eigh_copy", "dot", "psd_rtol", "pinv_mask",
+__all__ = ["eigh_owned", "eigh_copy", "dot", "psd_rtol", "pinv_mask",
            "psd_eigenpairs", "full_column_rank",
            "rank_deficiency_error", "gram_cholesky", "one_blas_thread", "blas_threads"]
-
-
-def check_gram(K: ArrayLike, name: str = "K") -> np.ndarray:
-    """Return ``K`` as a finite, square, symmetric, PSD float array (not copied)."""
-    A = check_square(K, name)
-    check_symmetric(A, name)
-    check_gram_psd(A, name)
-    return A
 
 
 def eigh_owned(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -12,7 +12,8 @@ from numpy.typing import ArrayLike
 from ._typing import Seed
 from ._validation import (
     as_float_array,
-    check_rng,
+    as_generator,
+    check_unit_interval,
     check_vector,
     finite_result,
     validate_args,
@@ -50,7 +51,7 @@ __all__ = ["linear_model", "diabetes", "two_moons", "sine_target", "square_wave_
 
 @finite_result
 @validate_args({"n": [POSITIVE_INT], "p": [POSITIVE_INT], "noise": [NONNEGATIVE],
-                "rho": [Interval(Real, 0, 1, closed="left")]})
+                "rho": [Interval(Real, 0, 1, closed="left")], "random_state": ["random_state"]})
 def linear_model(n: int, p: int, *, beta: ArrayLike | None = None, noise: float = 1.0,
                  random_state: Seed = None, rho: float = 0.0) -> LinearModelData:
     """Draw a design and responses from the linear model ``Y = X beta + eps``.
@@ -74,7 +75,7 @@ def linear_model(n: int, p: int, *, beta: ArrayLike | None = None, noise: float 
     y : ndarray of shape (n,)
     beta : ndarray of shape (p,)
     """
-    rng = check_rng(random_state, "random_state")
+    rng = as_generator(random_state)
     Z = rng.standard_normal((n, p))
     X = np.sqrt(1 - rho) * Z + np.sqrt(rho) * rng.standard_normal((n, 1))
     if beta is None:
@@ -102,7 +103,8 @@ def diabetes() -> DiabetesData:
 # ---------------------------------------------------------------------------
 
 @finite_result
-@validate_args({"n": [Interval(Integral, 2, None, closed="left")], "noise": [NONNEGATIVE]})
+@validate_args({"n": [Interval(Integral, 2, None, closed="left")], "noise": [NONNEGATIVE],
+                "random_state": ["random_state"]})
 def two_moons(n: int, noise: float = 0.1, random_state: Seed = None) -> tuple[np.ndarray,
                                                                               np.ndarray]:
     """Two interleaving half-circles in the plane, a classic non-linear problem.
@@ -129,7 +131,7 @@ def two_moons(n: int, noise: float = 0.1, random_state: Seed = None) -> tuple[np
     y : ndarray of shape (n,)
         Labels, ``+1`` for the upper moon and ``-1`` for the lower moon (float).
     """
-    rng = check_rng(random_state, "random_state")
+    rng = as_generator(random_state)
     n_low = n // 2
     n_up = n - n_low
     t = rng.uniform(0.0, np.pi, size=n)
@@ -150,23 +152,10 @@ def two_moons(n: int, noise: float = 0.1, random_state: Seed = None) -> tuple[np
 # ---------------------------------------------------------------------------
 
 def _unit_interval_points(x: ArrayLike, name: str = "x") -> tuple[np.ndarray, tuple[int, ...]]:
-    """Flatten ``x`` (scalar, 1-D or an (n, 1) column) to 1-D; check it lies in [0, 1]."""
-    a = as_float_array(x, "x")
-    shape = a.shape
-    if a.ndim == 2 and a.shape[1] == 1:
-        shape = (a.shape[0],)
-    elif a.ndim > 1:
-        raise ValueError(
-            f"{name} must be a scalar, a 1-D array or an (n, 1) column; got shape {a.shape}"
-        )
-    flat = a.reshape(-1)
-    if not np.all(np.isfinite(flat)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    if flat.size and (flat.min() < 0.0 or flat.max() > 1.0):
-        raise ValueError(
-            f"{name} must lie in [0, 1]; got values in [{flat.min()!r}, {flat.max()!r}]"
-        )
-    return flat, shape
+    """Flatten ``x`` (scalar, 1-D or an (n, 1) column) to 1-D, checked to lie in [0, 1]."""
+    a = as_float_array(x, name)
+    A = check_unit_interval(a.reshape(-1) if a.ndim < 2 else a, name, min_rows=0)
+    return A[:, 0], a.shape[:1]
 
 
 def sine_target(x: ArrayLike) -> Any:
@@ -191,7 +180,7 @@ def square_wave_target(x: ArrayLike) -> Any:
 
 
 @finite_result
-@validate_args({"n": [POSITIVE_INT], "noise": [NONNEGATIVE]})
+@validate_args({"n": [POSITIVE_INT], "noise": [NONNEGATIVE], "random_state": ["random_state"]})
 def sine_and_square(n: int, noise: float = 0.1,
                     random_state: Seed = None) -> SineSquareData:
     """Training data for the smoothness-matching KRR experiment (Chapter 7).
@@ -222,7 +211,7 @@ def sine_and_square(n: int, noise: float = 0.1,
     y_sine : ndarray of shape (n,)
     y_square : ndarray of shape (n,)
     """
-    rng = check_rng(random_state, "random_state")
+    rng = as_generator(random_state)
     x = rng.uniform(0.0, 1.0, size=n)
     y_sine = sine_target(x) + noise * rng.standard_normal(n)
     y_square = square_wave_target(x) + noise * rng.standard_normal(n)

@@ -46,13 +46,11 @@ from ._linalg import blas_threads, falkon_cg, one_blas_thread, psd_rtol
 from ._typing import KernelFunc, Seed
 from ._validation import (
     EPS,
-    check_feature_names,
+    as_generator,
     check_finite_result,
-    check_fitted,
     check_int,
     check_matrix,
-    check_n_features,
-    check_rng,
+    check_predict_input,
     check_same_length,
     check_vector,
     finite_result,
@@ -159,6 +157,23 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
         X = check_matrix(X, "X")
         return self.kernel._check(X, "X") if isinstance(self.kernel, Kernel) else X
 
+    def _sizes(self, n: int, stacklevel: int) -> tuple[int, int, str]:
+        """(landmarks m, preconditioner rows s, solver) for n points, as both fits use them.
+
+        More landmarks than points are cut to n with a warning, as scikit-learn's Nystroem does.
+        """
+        m = int(self.n_components)
+        if m > n:
+            warnings.warn(f"n_components={m} > n_samples={n}: n_components was set to "
+                          "n_samples", stacklevel=stacklevel)
+            m = n
+        s = min(n, 10 * m if self.preconditioner_size is None else
+                check_int(self.preconditioner_size, "preconditioner_size", minimum=m))
+        solver = self.solver
+        if solver == "auto":
+            solver = "direct" if m <= 200 or s == n else "pcg"
+        return m, s, str(solver)
+
     def _block(self, Xb: np.ndarray) -> np.ndarray:
         """The rows ``k(Xb, landmarks_)`` of K_nm (kmlib kernels: inputs already checked)."""
         if isinstance(self.kernel, Kernel):
@@ -167,8 +182,7 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
 
     def _blocks(self, n: int, cache: bool) -> list[slice]:
         b = (block_rows(8 * len(self.landmarks_), cache=cache, min_rows=16)
-             if self.block_size is None
-             else check_int(self.block_size, "block_size", minimum=1))
+             if self.block_size is None else int(self.block_size))   # checked by fit
         return list(gen_blocks(n, b))
 
     def _sweep(self, X: np.ndarray, step: Callable[[slice, np.ndarray], None], shape: Any,
@@ -220,25 +234,16 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
         -------
         self
         """
-        validate_params(self)
+        validate_params(self, X)
         if _dask.is_dask(X, y):   # Dask arrays: blockwise sums as Dask tasks
             return _dask.nystroem_krr_fit(self, X, y, _cholesky)
         lam, max_iter, tol = float(self.lam), int(self.max_iter), float(self.tol)
-        rng = check_rng(self.random_state, "random_state")
-        check_feature_names(self, X, reset=True)
+        rng = as_generator(self.random_state)   # declared: checked by validate_params
         warn_column_y(y)
         X, y = self._inputs(X), check_vector(y, "y")
         check_same_length(X, y, "X", "y")
-        n, m = len(X), int(self.n_components)
-        if m > n:
-            warnings.warn(f"n_components={m} > n_samples={n}: n_components was set to "
-                          "n_samples", stacklevel=2)
-            m = n
-        s = min(n, 10 * m if self.preconditioner_size is None else
-                check_int(self.preconditioner_size, "preconditioner_size", minimum=m))
-        solver = self.solver
-        if solver == "auto":
-            solver = "direct" if m <= 200 or s == n else "pcg"
+        n = len(X)
+        m, s, solver = self._sizes(n, stacklevel=3)
         self.landmark_indices_ = np.sort(rng.choice(n, size=m, replace=False))
         self.landmarks_ = X[self.landmark_indices_]
         workers = blas_threads()   # read before one_blas_thread lowers it
@@ -303,10 +308,8 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
         """
         if _dask.is_dask(X):   # a lazy Dask array, chunk by chunk
             return _dask.nystroem_krr_predict(self, X)
-        check_fitted(self, "dual_coef_")
-        check_feature_names(self, X, reset=False)
-        X = self._inputs(X)
-        check_n_features(self, X)
+        X = check_predict_input(self, X, "dual_coef_")   # fitted; names, finite matrix, width
+        X = self._inputs(X)                               # (and a kmlib kernel's domain)
         out = np.empty(len(X))
 
         def step(blk: slice, _acc: np.ndarray) -> None:

@@ -229,10 +229,7 @@ class KernelLogisticRegression(BinaryKernelClassifier):
         K = np.ascontiguousarray(K)
         check_gram_psd(K, "X" if X_fit is None else "kernel(X)", who="KernelLogisticRegression.fit")
 
-        w = check_sample_weight(sample_weight, y)
-        if w is not None and not (w[y > 0].sum() > 0 and w[y < 0].sum() > 0):
-            raise ValueError("sample_weight leaves one class with total weight 0: a single class "
-                             "is left and the intercept would diverge")
+        w = check_sample_weight(sample_weight, y, labels=y)   # each class weighted (intercept)
         alpha, mu, n_iter, gnorm, obj, status, solver = _newton(K, y, lam, tol, max_iter, w)
         if status != "converged":
             if status == "max_iter":

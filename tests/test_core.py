@@ -3,14 +3,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from sklearn.base import BaseEstimator
 from sklearn.model_selection import KFold as SkKFold
 
 from kmlib import NotFittedError, datasets
 from kmlib._folds import KFold, resolve_folds
 from kmlib._validation import (
+    check_constraints,
     check_fitted,
     check_int,
-    check_kernel,
     check_labels,
     check_lam,
     check_matrix,
@@ -49,7 +50,7 @@ def test_scalar_and_label_checks():
     with pytest.raises(ValueError, match="integer"):
         check_int(2.5, "n_splits")
     with pytest.raises(ValueError, match="callable"):
-        check_kernel("rbf")
+        check_constraints("kernel", "rbf", ["callable kernel"])
     with pytest.raises(ValueError, match="square"):
         check_square(np.ones((2, 3)))
     with pytest.raises(ValueError, match="1-D"):
@@ -60,10 +61,13 @@ def test_scalar_and_label_checks():
 
 
 def test_not_fitted_error_is_a_value_error_with_a_clear_message():
-    class Est:
-        coef_ = None
-    with pytest.raises(NotFittedError, match="not fitted yet"):
+    class Est(BaseEstimator):   # scikit-learn's rule: fitted once fit has set the attribute
+        def fit(self, X, y=None):
+            self.coef_ = 1.0
+            return self
+    with pytest.raises(NotFittedError, match="Est instance is not fitted yet"):
         check_fitted(Est(), "coef_")
+    check_fitted(Est().fit(None), "coef_")
     assert issubclass(NotFittedError, ValueError)
 
 
@@ -131,10 +135,24 @@ def test_resolve_folds_int_means_seeded_shuffled_kfold():
     ([(np.arange(5), np.arange(5, 9)), (np.arange(5, 10), np.arange(5))], "partition"),
     ([(np.arange(6), np.arange(5, 10)), (np.arange(5, 10), np.arange(5))], "overlaps"),
     ("abc", "iterable"),
+    # float indices are refused, not truncated; so is a boolean mask of the wrong length
+    ([(np.arange(5) + 0.5, np.arange(5, 10)), (np.arange(5, 10), np.arange(5))],
+     "integer indices"),
+    ([(np.arange(12) >= 6, np.arange(12) < 6), (np.arange(12) < 6, np.arange(12) >= 6)],
+     "integer indices"),
 ])
 def test_resolve_folds_rejects_bad_folds(folds, match):
     with pytest.raises(ValueError, match=match):
         resolve_folds(folds, 10)
+
+
+def test_resolve_folds_reads_boolean_masks_as_scikit_learn_does():
+    # a mask of length n is the indices where it is True (it used to be cast to the indices 0/1)
+    first = np.arange(10) < 5
+    masks = resolve_folds([(~first, first), (first, ~first)], 10)
+    index = resolve_folds([(np.arange(5, 10), np.arange(5)), (np.arange(5), np.arange(5, 10))], 10)
+    assert all(np.array_equal(a, b) for m, i in zip(masks, index, strict=True)
+               for a, b in zip(m, i, strict=True))
 
 
 # ------------------------------------------------------------------ stated numbers

@@ -127,5 +127,5 @@ def test_sine_and_square_bad_input():
         square_wave_target(-0.1)
     with pytest.raises(ValueError, match="x contains"):
         sine_target([np.nan])
-    with pytest.raises(ValueError, match="x must be a scalar"):
+    with pytest.raises(ValueError, match="x must hold points of \\[0, 1\\], i.e. have one column"):
         sine_target(np.zeros((3, 2)))

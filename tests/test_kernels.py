@@ -671,13 +671,13 @@ def test_spectral_functions_bad_input(fn):
 
 def test_pds_from_nds_bad_input():
     sq = km.squared_distance()
-    with pytest.raises(ValueError, match="must be a kmlib.kernels.Kernel"):
+    with pytest.raises(ValueError, match="must be an instance of kmlib.kernels.Kernel"):
         km.pds_from_nds(lambda X, Y: X @ Y.T, 0.0)
     with pytest.raises(ValueError, match="single point"):
         km.pds_from_nds(sq, np.zeros((2, 3)))
     with pytest.raises(ValueError, match="NaN"):
         km.pds_from_nds(sq, [0.0, np.nan])
-    with pytest.raises(ValueError, match="as many features as x0"):
+    with pytest.raises(ValueError, match="X and x0 must have the same number of features"):
         km.pds_from_nds(sq, [0.0, 1.0])(np.zeros((3, 3)))
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         km.pds_from_nds(km.sobolev1(), 2.0)

@@ -392,3 +392,11 @@ def test_multi_output_matches_scikit_learn_and_one_column_at_a_time():
     np.testing.assert_allclose(pre.predict(kernels.gaussian(sigma)(X[:5], X)),
                                KernelRidge(kernel=kernels.gaussian(sigma), lam=lam)
                                .fit(X, Y).predict(X[:5]), rtol=1e-10)
+
+
+def test_a_kernel_returning_complex_values_is_refused_not_truncated():
+    # numpy's float conversion drops an imaginary part with only a ComplexWarning
+    X = np.linspace(0.0, 1.0, 6)[:, None]
+    k = lambda A, B=None: (A @ (A if B is None else B).T) * (1 + 1j)  # noqa: E731
+    with pytest.raises(ValueError, match=r"kernel\(X\) must be real"):
+        KernelRidge(kernel=k).fit(X, X[:, 0])

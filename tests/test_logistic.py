@@ -343,5 +343,5 @@ def test_integer_sample_weights_equal_repeated_points_on_the_low_rank_path():
     assert weighted.solver_ == "low rank"
     np.testing.assert_allclose(weighted.decision_function(X), repeated.decision_function(X),
                                atol=1e-9)
-    with pytest.raises(ValueError, match="one class"):
+    with pytest.raises(ValueError, match="no positive weight to one of the two classes"):
         KernelLogisticRegression(kernel=k).fit(X, y, sample_weight=(y > 0).astype(float))

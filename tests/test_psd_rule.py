@@ -119,3 +119,11 @@ def test_a_rank_deficient_gram_matrix_is_handled_alike_by_all():
         alpha = KernelRidge(kernel="precomputed", lam=0.0).fit(K, np.sin(3 * x)).dual_coef_
     assert any("rank 10 of 20" in str(w.message) for w in rec)
     np.testing.assert_allclose(alpha, _pinv(K, 20 * EPS) @ np.sin(3 * x), atol=1e-8)
+
+
+def test_empirical_feature_map_with_a_tolerance_refuses_an_eigenvalue_below_minus_tol():
+    # K = diag(1, -0.1) has the eigenvalue -0.1: below -0.01, within -0.5
+    K = np.diag([1.0, -0.1])
+    with pytest.raises(ValueError, match=r"smallest eigenvalue is -0\.1, below -tol = -0\.01"):
+        kernels.empirical_feature_map(K, tol=0.01)
+    assert kernels.empirical_feature_map(K, tol=0.5).shape == (2, 1)

@@ -19,8 +19,8 @@ from .arrays import (
     check_batch,
     check_matrix,
     check_same_length,
-    check_same_width,
     check_square,
+    check_unit_interval,
     check_vector,
     preserve_float32,
 )
@@ -28,7 +28,6 @@ from .estimators import (
     check_binary_labels,
     check_feature_names,
     check_fitted,
-    check_kernel,
     check_labels,
     check_n_features,
     check_pair,
@@ -58,10 +57,12 @@ from .results import (
     finite_result,
 )
 from .scalars import (
+    as_generator,
     check_int,
     check_lam,
     check_lam_grid,
     check_nonnegative,
+    check_path,
     check_positive,
     check_real,
     check_rng,
@@ -75,13 +76,14 @@ from .tolerances import (
 )
 
 __all__ = [
-    "NotFittedError", "EPS", "rank_tol", "eig_tol", "as_float_array", "check_n_features",
+    "NotFittedError", "as_generator", "EPS", "rank_tol", "eig_tol", "as_float_array",
+    "check_n_features",
     "check_pair", "check_predict_input",
     "check_binary_labels", "check_finite_result", "finite_result", "check_gram_psd",
     "check_eigenvalues_psd", "PSD_RTOL", "SYMMETRY_RTOL", "check_matrix", "check_vector",
-    "check_same_length", "check_same_width", "check_lam", "check_lam_grid", "check_batch",
-    "check_positive", "check_nonnegative", "check_int", "check_labels", "check_kernel",
-    "check_rng", "check_fitted", "check_square", "check_real", "check_symmetric",
+    "check_same_length", "check_lam", "check_lam_grid", "check_path", "check_batch",
+    "check_positive", "check_nonnegative", "check_int", "check_labels", "check_rng",
+    "check_fitted", "check_square", "check_unit_interval", "check_real", "check_symmetric",
     "check_feature_names", "check_sample_weight", "warn_column_y", "Interval", "Options",
     "Real", "Integral", "check_constraints", "validate_args", "validate_params",
     "POSITIVE", "NONNEGATIVE", "POSITIVE_INT", "preserve_float32",

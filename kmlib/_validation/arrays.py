@@ -10,16 +10,20 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_array
 
 
+def check_given(X: Any, name: str) -> None:
+    """Raise unless ``X`` is given (not None), in scikit-learn's words."""
+    if X is None:
+        raise ValueError(f"{name} is None; Expected array-like (array or non-string sequence), "
+                         "got None")
+
+
 def as_float_array(X: ArrayLike, name: str) -> NDArray[np.float64]:
     """Convert ``X`` to a float64 array with a clear error for what cannot be converted.
 
     Rejects complex values (whose imaginary part numpy would silently drop),
     sparse matrices, and anything that is not numeric (strings, dicts, ...).
     """
-    if X is None:
-        raise ValueError(
-            f"{name} is None; Expected array-like (array or non-string sequence), got None"
-        )
+    check_given(X, name)
     if scipy.sparse.issparse(X):
         raise TypeError(
             f"{name} is a sparse matrix; sparse input is not supported, pass a dense "
@@ -85,19 +89,21 @@ def _finite(a: np.ndarray, name: str) -> None:
 
 @overload
 def check_matrix(X: ArrayLike, name: str = ..., *, allow_1d: bool = ..., min_rows: int = ...,
-                 finite: bool = ..., accept_sparse: Literal[False] = ...) -> np.ndarray: ...
+                 finite: bool = ..., accept_sparse: Literal[False] = ...,
+                 why: str = ...) -> np.ndarray: ...
 @overload
 def check_matrix(X: Any, name: str = ..., *, allow_1d: bool = ..., min_rows: int = ...,
-                 finite: bool = ..., accept_sparse: bool) -> Any: ...
-def check_matrix(X: Any, name: str = "X", *, allow_1d: bool = True,
-                 min_rows: int = 1, finite: bool = True, accept_sparse: bool = False) -> Any:
-    """Return ``X`` as a float 2-D array of shape (n, d).
+                 finite: bool = ..., accept_sparse: bool, why: str = ...) -> Any: ...
+def check_matrix(X: Any, name: str = "X", *, allow_1d: bool = True, min_rows: int = 1,
+                 finite: bool = True, accept_sparse: bool = False, why: str = "") -> Any:
+    """Return ``X`` as a float 2-D array of shape (n, d), with at least ``min_rows`` rows.
 
     A 1-D input of length n is read as n points in one dimension (shape (n, 1)),
     the convention used throughout the book for functions on an interval.  With
     ``accept_sparse``, a ``scipy.sparse`` matrix is returned as a float64 CSR matrix,
     checked by scikit-learn's public ``check_array`` (finite, not empty); otherwise it
-    is refused with a TypeError that names ``X.toarray()``.
+    is refused with a TypeError that names ``X.toarray()``.  ``why`` says, in the message
+    for too few rows, why ``min_rows`` are needed.
     """
     if accept_sparse and scipy.sparse.issparse(X):
         return check_array(X, accept_sparse="csr", dtype=np.float64, input_name=name,
@@ -115,10 +121,9 @@ def check_matrix(X: Any, name: str = "X", *, allow_1d: bool = True,
             f"{name} is empty: 0 feature(s) (shape={A.shape}) while a minimum of 1 is required."
         )
     if A.shape[0] < min_rows:
-        raise ValueError(
-            f"{name} is empty: {A.shape[0]} sample(s) (shape={A.shape}) while a minimum of "
-            f"{min_rows} is required."
-        )
+        has = "is empty: 0" if A.shape[0] == 0 else f"has {A.shape[0]}"
+        raise ValueError(f"{name} {has} sample(s) (shape={A.shape}) while a minimum of "
+                         f"{min_rows} is required{f' ({why})' if why else ''}.")
     if finite:
         _finite(A, name)
     return A
@@ -144,30 +149,38 @@ def check_vector(y: ArrayLike, name: str = "y", *, finite: bool = True,
     return v
 
 
-def check_same_length(a: np.ndarray, b: np.ndarray, name_a: str = "X",
-                      name_b: str = "y") -> None:
-    """Raise if ``a`` and ``b`` do not have the same number of rows."""
-    if a.shape[0] != b.shape[0]:
-        raise ValueError(
-            f"{name_a} and {name_b} must have the same number of samples; "
-            f"got {a.shape[0]} and {b.shape[0]}"
-        )
+def check_same_length(a: Any, b: Any, name_a: str = "X", name_b: str = "y", *,
+                      axis: int = 0) -> None:
+    """Raise unless ``a`` and ``b`` have the same number of rows (``axis=1``: of columns)."""
+    what = "samples" if axis == 0 else "features (columns)"
+    if a.shape[axis] != b.shape[axis]:
+        raise ValueError(f"{name_a} and {name_b} must have the same number of {what}; "
+                         f"got {a.shape[axis]} and {b.shape[axis]}")
 
 
-def check_same_width(a: Any, b: Any, name_a: str = "X", name_b: str = "Y") -> None:
-    """Raise if the matrices ``a`` and ``b`` do not have the same number of columns."""
-    if a.shape[1] != b.shape[1]:
-        raise ValueError(
-            f"{name_a} and {name_b} must have the same number of features (columns); "
-            f"got {a.shape[1]} and {b.shape[1]}"
-        )
-
-
-def check_square(K: ArrayLike, name: str = "K") -> np.ndarray:
-    """Return ``K`` as a finite float square 2-D array."""
-    A = check_matrix(K, name, allow_1d=False)
+def check_square(K: ArrayLike, name: str = "K", *, min_rows: int = 1,
+                 why: str = "") -> np.ndarray:
+    """Return ``K`` as a finite float square 2-D array (``min_rows``: see check_matrix)."""
+    A = check_matrix(K, name, allow_1d=False, min_rows=min_rows, why=why)
     if A.shape[0] != A.shape[1]:
         raise ValueError(f"{name} must be a square matrix; got shape {A.shape}")
+    return A
+
+
+def check_unit_interval(X: Any, name: str = "x", who: str = "", *,
+                        min_rows: int = 1) -> np.ndarray:
+    """Return ``X`` as a finite (n, 1) float array of points of [0, 1] (1-D: n points).
+
+    ``who`` (e.g. a kernel's repr) is named in the messages.
+    """
+    A = check_matrix(X, name, min_rows=min_rows)
+    for_who = f" for {who}" if who else ""
+    if A.shape[1] != 1:
+        raise ValueError(f"{name} must hold points of [0, 1], i.e. have one column (or be 1-D)"
+                         f"{for_who}; got {A.shape[1]} columns")
+    if np.any(A < 0.0) or np.any(A > 1.0):
+        raise ValueError(f"{name} must lie in [0, 1]{for_who}; got values in "
+                         f"[{A.min()!r}, {A.max()!r}]")
     return A
 
 

@@ -4,8 +4,6 @@
 """
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -51,16 +49,16 @@ def check_symmetric(K: np.ndarray, name: str = "K") -> None:
         )
 
 
-def check_gram_psd(K: np.ndarray, name: str = "K", *, evals: Any = None,
-                   who: str = "") -> None:
+def check_gram_psd(K: np.ndarray, name: str = "K", *, who: str = "") -> None:
     """The one rule by which kmlib rejects a Gram matrix that no kernel could produce.
 
     A positive semi-definite kernel has ``k(x, x) = ||phi(x)||^2 >= 0``, so
 
     1. a negative diagonal entry of ``K`` raises (an O(n) test, run everywhere a
        Gram matrix enters, e.g. ``-K``);
-    2. where the eigenvalues ``evals`` of ``K`` are computed anyway, an eigenvalue
-       below ``-PSD_RTOL * max|evals|`` raises too (indefinite beyond rounding).
+    2. where the eigenvalues of ``K`` are computed anyway, an eigenvalue below
+       ``-PSD_RTOL * max|eigenvalue|`` raises too (indefinite beyond rounding):
+       :func:`check_eigenvalues_psd`, run by ``kmlib._linalg.psd_eigenpairs``.
 
     Symmetric matrices with a non-negative diagonal whose indefiniteness is not
     seen by these tests are handled by the algorithms themselves (a pseudo-inverse
@@ -75,22 +73,26 @@ def check_gram_psd(K: np.ndarray, name: str = "K", *, evals: Any = None,
             f"entry {name}[{i}, {i}] = {diag[i]:.3g} is negative, and k(x, x) >= 0 for every "
             "kernel. Check the sign and the kernel"
         )
-    if evals is not None:
-        check_eigenvalues_psd(evals, name, who=who)
 
 
-def check_eigenvalues_psd(evals: ArrayLike, name: str = "K", *, who: str = "") -> None:
-    """Rule 2 of :func:`check_gram_psd` alone, for eigenvalues already computed."""
+def check_eigenvalues_psd(evals: ArrayLike, name: str = "K", *, who: str = "",
+                          atol: float | None = None) -> None:
+    """Rule 2 of :func:`check_gram_psd`, for eigenvalues already computed.
+
+    With ``atol`` (a tolerance the caller chose), the bound is ``-atol`` instead.
+    """
     ev = np.asarray(evals, dtype=float)
     if ev.size == 0:
         return
     prefix = f"{who}: " if who else ""
     top = float(np.max(np.abs(ev)))
     low = float(np.min(ev))
-    if low < -PSD_RTOL * top:
+    limit, below = (-atol, f"-tol = {-atol:.3g}") if atol is not None else (
+        -PSD_RTOL * top, f"-{PSD_RTOL:.2g} * max|eigenvalue| = {-PSD_RTOL * top:.3g} (more "
+        "than rounding)")
+    if low < limit:
         raise ValueError(
             f"{prefix}{name} is not positive semi-definite: its smallest eigenvalue is "
-            f"{low:.3g}, below -{PSD_RTOL:.2g} * max|eigenvalue| = {-PSD_RTOL * top:.3g} "
-            "(more than rounding). Use a positive-definite kernel"
+            f"{low:.3g}, below {below}. Use a positive-definite kernel"
         )
 

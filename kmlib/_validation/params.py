@@ -141,7 +141,7 @@ def _describe(constraint: Any) -> str:
     if constraint is callable:
         return "a callable"
     if isinstance(constraint, type):
-        return f"an instance of {constraint.__name__}"
+        return f"an instance of {getattr(constraint, '_constraint_name', constraint.__name__)}"
     return constraint.describe()
 
 

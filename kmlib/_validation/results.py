@@ -8,16 +8,18 @@ from typing import Any, Callable, TypeVar
 import numpy as np
 
 
-def check_finite_result(value: Any, what: str, advice: str = "") -> Any:
-    """Raise unless the computed ``value`` is finite.
+def check_finite_result(value: Any, what: str, advice: str = "", *,
+                        allow_inf: bool = False) -> Any:
+    """Raise unless the computed ``value`` is finite (``allow_inf``: is not NaN).
 
     Used after a computation whose inputs were finite but whose result over- or
     underflowed (e.g. data of size 1e200), so that it never returns inf or NaN silently.
     """
-    if not np.all(np.isfinite(value)):
+    if np.any(np.isnan(value) if allow_inf else ~np.isfinite(value)):
         raise ValueError(
-            f"{what} is not finite (overflow in floating point); "
-            + (advice or "rescale the inputs (e.g. standardise X and y) and try again")
+            f"{what} is not finite (overflow or underflow in floating point, or a NaN among "
+            "the inputs); " + (advice or "rescale the inputs (e.g. standardise X and y) or use "
+                               "hyper-parameters of moderate size")
         )
     return value
 
@@ -70,13 +72,7 @@ def finite_result(func: F | None = None, *, allow_inf: bool = False) -> Any:
         except OverflowError as exc:
             raise ValueError(f"{name}: a value is too large for float64 ({exc})") from None
         for a in _all_numbers(out):
-            bad = np.isnan(a) if allow_inf else ~np.isfinite(a)
-            if np.any(bad):
-                raise ValueError(
-                    f"{name}: the result is not finite (overflow or underflow in floating "
-                    "point, or a NaN among the inputs); rescale the inputs (e.g. standardise "
-                    "X and y) or use hyper-parameters of moderate size"
-                )
+            check_finite_result(a, f"{name}: the result", allow_inf=allow_inf)
         return out
 
     return wrapper

@@ -15,10 +15,9 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from .. import _dask
 from .._typing import Seed
 from .._validation import (
-    check_feature_names,
-    check_fitted,
+    as_generator,
     check_matrix,
-    check_rng,
+    check_predict_input,
     finite_result,
     preserve_float32,
     validate_args,
@@ -30,7 +29,6 @@ from ..kernels.vector import spectral_family
 from ._common import (
     _KERNELS,
     _VARIANTS,
-    _check_transform_input,
 )
 
 _UNIT = Interval(Real, 0, 1, closed="neither")
@@ -147,9 +145,12 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         "variant": [Options(*_VARIANTS)], "kernel": [Options(*_KERNELS), Kernel],
         "nu": [Interval(Real, 0, math.inf, closed="right"), None], "random_state": ["random_state"]}
 
-    def _resolve_params(self) -> tuple[str, float, float | None]:
-        """(family, sigma, nu) after the rules that tie the parameters together."""
-        validate_params(self)
+    def _resolve_params(self, X: Any) -> tuple[str, float, float | None]:
+        """(family, sigma, nu) after the rules that tie the parameters together.
+
+        First the declared constraints, and the column names of the training data ``X``.
+        """
+        validate_params(self, X)
         sigma, nu = self.sigma, self.nu
         k: str | None = None if isinstance(self.kernel, Kernel) else self.kernel
         if isinstance(self.kernel, Kernel):
@@ -183,11 +184,10 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         -------
         self
         """
-        family, sigma, nu = self._resolve_params()
+        family, sigma, nu = self._resolve_params(X)
         D = int(self.n_features)
-        check_feature_names(self, X, reset=True)
         d = check_matrix(X, "X", accept_sparse=True).shape[1]
-        rng = check_rng(self.random_state, "random_state")
+        rng = as_generator(self.random_state)   # declared: checked by validate_params
         W = rng.standard_normal((d, D))
         if family == "gaussian" or (nu is not None and math.isinf(nu)):
             W /= sigma
@@ -222,9 +222,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         """
         if _dask.is_dask(X):   # a lazy Dask array, chunk by chunk
             return _dask.transform(self, X, "W_", lambda e: e.n_output_features_)
-        check_fitted(self, "W_")
+        A = check_predict_input(self, X, "W_", accept_sparse=True)
         W = self.W_
-        A = _check_transform_input(X, self)
         n, D = A.shape[0], W.shape[1]
         if self.variant == "cos_sin":
             # one matrix product, then sin(t) = cos(t - pi/2) so that a single

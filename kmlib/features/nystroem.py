@@ -22,19 +22,16 @@ from .._estimator_inputs import (
 from .._linalg import eigh_owned, psd_eigenpairs
 from .._typing import KernelFunc, Seed
 from .._validation import (
-    check_fitted,
+    as_generator,
     check_gram_psd,
     check_matrix,
-    check_rng,
+    check_predict_input,
     check_square,
     finite_result,
     preserve_float32,
     validate_params,
 )
 from .._validation.params import POSITIVE, POSITIVE_INT
-from ._common import (
-    _check_transform_input,
-)
 
 __all__ = [
     "Nystroem",
@@ -127,7 +124,7 @@ class Nystroem(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
                           "n_samples (the exact kernel), as scikit-learn does", stacklevel=2)
             m = n
         rtol = None if self.rtol is None else float(self.rtol)
-        rng = check_rng(self.random_state, "random_state")
+        rng = as_generator(self.random_state)   # declared: checked by validate_params
         idx = np.sort(rng.choice(n, size=m, replace=False))
         L = X[idx]
         Kmm = L[:, idx] if pre else self._gram(L, L)
@@ -158,8 +155,7 @@ class Nystroem(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         """
         if _dask.is_dask(X):   # a lazy Dask array, chunk by chunk
             return _dask.transform(self, X, "normalization_", lambda e: e.normalization_.shape[1])
-        check_fitted(self, "normalization_")
-        A = _check_transform_input(X, self)
+        A = check_predict_input(self, X, "normalization_", accept_sparse=True)
         L, T = self.components_, self.normalization_
         n = A.shape[0]
         out = np.empty((n, T.shape[1]))

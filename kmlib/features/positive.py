@@ -13,9 +13,9 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 
 from .._typing import Seed
 from .._validation import (
+    as_generator,
     check_matrix,
     check_predict_input,
-    check_rng,
     finite_result,
     preserve_float32,
     validate_params,
@@ -66,7 +66,7 @@ class PositiveRandomFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         validate_params(self, X)
         D = int(self.n_features)
         X = check_matrix(X, "X")
-        rng = check_rng(self.random_state, "random_state")
+        rng = as_generator(self.random_state)   # declared: checked by validate_params
         self.W_ = rng.standard_normal((D, X.shape[1])).T   # draws in feature order
         self.n_features_in_, self._n_features_out = X.shape[1], D
         return self

@@ -23,10 +23,11 @@ from numpy.typing import ArrayLike
 from .._blocks import gen_blocks, tile_side
 from .._linalg import blas_threads, one_blas_thread
 from .._validation import (
+    check_finite_result,
     check_int,
     check_matrix,
     check_nonnegative,
-    check_same_width,
+    check_same_length,
     preserve_float32,
 )
 
@@ -158,6 +159,7 @@ class Kernel(ABC):
     """
 
     __array_ufunc__ = None  # let ``np.float64(2.0) * k`` reach Kernel.__rmul__
+    _constraint_name = "kmlib.kernels.Kernel"   # how a constraint's message names the class
 
     # -- hooks ------------------------------------------------------------
     @abstractmethod
@@ -216,7 +218,7 @@ class Kernel(ABC):
             Ya = Xa
         else:
             Ya = self._check(Y, "Y")
-            check_same_width(Xa, Ya)
+            check_same_length(Xa, Ya, "X", "Y", axis=1)
         with np.errstate(over="ignore", invalid="ignore"):
             G = _tiled_gram(self._gram, Xa, Ya, symmetric)  # a fresh array
         if G is None:
@@ -244,12 +246,8 @@ class Kernel(ABC):
         Xa = self._check(X, "X")
         with np.errstate(over="ignore", invalid="ignore"):
             d = np.array(self._diag(Xa), dtype=float)
-        if not np.all(np.isfinite(d)):
-            raise ValueError(
-                f"the diagonal of {self!r} has non-finite entries (overflow); "
-                "rescale the inputs or choose a larger bandwidth"
-            )
-        return d
+        return check_finite_result(d, f"the diagonal of {self!r}",
+                                   "rescale the inputs or choose a larger bandwidth")
 
     def normalized(self) -> "Kernel":
         """Return the normalised kernel ``k(x,x') / sqrt(k(x,x) k(x',x'))``.
@@ -283,12 +281,22 @@ class Kernel(ABC):
         return _Power(self, m)
 
 
-class _Sum(Kernel):
-    def __init__(self, k1: Kernel, k2: Kernel):
-        self.k1, self.k2 = k1, k2
+class _Combination(Kernel):
+    """A kernel made of other kernels (its attributes that are kernels, in their order).
+
+    Its inputs are those that every part accepts: each part checks them in turn (its
+    domain, e.g. [0, 1] for a Sobolev kernel, and whether it evaluates sparse input).
+    """
 
     def _check(self, X, name):
-        return self.k2._check(self.k1._check(X, name), name)
+        for part in (v for v in vars(self).values() if isinstance(v, Kernel)):
+            X = part._check(X, name)
+        return X
+
+
+class _Sum(_Combination):
+    def __init__(self, k1: Kernel, k2: Kernel):
+        self.k1, self.k2 = k1, k2
 
     def _gram(self, X, Y):
         return self.k1._gram(X, Y) + self.k2._gram(X, Y)
@@ -304,12 +312,9 @@ class _Sum(Kernel):
         return f"({self.k1!r} + {self.k2!r})"
 
 
-class _Product(Kernel):
+class _Product(_Combination):
     def __init__(self, k1: Kernel, k2: Kernel):
         self.k1, self.k2 = k1, k2
-
-    def _check(self, X, name):
-        return self.k2._check(self.k1._check(X, name), name)
 
     def _gram(self, X, Y):
         return self.k1._gram(X, Y) * self.k2._gram(X, Y)
@@ -325,13 +330,10 @@ class _Product(Kernel):
         return f"({_atom(self.k1)} * {_atom(self.k2)})"
 
 
-class _Scaled(Kernel):
+class _Scaled(_Combination):
     def __init__(self, c: Any, kernel: Kernel):
         self.c = check_nonnegative(c, "scalar multiplier c")
         self.kernel = kernel
-
-    def _check(self, X, name):
-        return self.kernel._check(X, name)
 
     def _gram(self, X, Y):
         return self.c * self.kernel._gram(X, Y)
@@ -347,13 +349,10 @@ class _Scaled(Kernel):
         return f"{self.c!r} * {_atom(self.kernel)}"
 
 
-class _Power(Kernel):
+class _Power(_Combination):
     def __init__(self, kernel: Kernel, m: Any):
         self.m = check_int(m, "exponent m", minimum=1)
         self.kernel = kernel
-
-    def _check(self, X, name):
-        return self.kernel._check(X, name)
 
     def _gram(self, X, Y):
         return self.kernel._gram(X, Y) ** self.m
@@ -369,12 +368,9 @@ class _Power(Kernel):
         return f"{_atom(self.kernel)} ** {self.m}"
 
 
-class _Normalized(Kernel):
+class _Normalized(_Combination):
     def __init__(self, kernel: Kernel):
         self.kernel = kernel
-
-    def _check(self, X, name):
-        return self.kernel._check(X, name)
 
     def _inv_sqrt_diag(self, X):
         d = self.kernel._diag(X)

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._validation import (
     check_matrix,
+    check_unit_interval,
 )
 from .._validation.params import Interval, Real, validate_args
 from .base import Kernel, _inner
@@ -20,18 +21,7 @@ class _UnitInterval(Kernel):
     """Kernels on [0, 1]: one-column inputs with values in [0, 1]."""
 
     def _check(self, X, name):
-        A = check_matrix(X, name)
-        if A.shape[1] != 1:
-            raise ValueError(
-                f"{name} must hold points of [0, 1], i.e. have one column "
-                f"(or be 1-D) for {self!r}; got {A.shape[1]} columns"
-            )
-        if np.any(A < 0.0) or np.any(A > 1.0):
-            raise ValueError(
-                f"{name} must lie in [0, 1] for {self!r}; got values in "
-                f"[{A.min()!r}, {A.max()!r}]"
-            )
-        return A
+        return check_unit_interval(X, name, repr(self))
 
 
 class _Sobolev1(_UnitInterval):

@@ -14,6 +14,8 @@ from scipy import linalg
 from .._linalg import psd_eigenpairs, psd_rtol
 from .._validation import (
     as_float_array,
+    check_eigenvalues_psd,
+    check_same_length,
     check_square,
     check_symmetric,
     eig_tol,
@@ -32,11 +34,7 @@ class _PDSFromNDS(Kernel):
 
     def _check(self, X, name):
         A = self.kernel._check(X, name)
-        if A.shape[1] != self.x0.shape[1]:
-            raise ValueError(
-                f"{name} must have as many features as x0; got {A.shape[1]} "
-                f"and {self.x0.shape[1]}"
-            )
+        check_same_length(A, self.x0, name, "x0", axis=1)
         return A
 
     def _anchor(self, X):
@@ -61,6 +59,7 @@ class _PDSFromNDS(Kernel):
         return f"pds_from_nds({self.kernel!r}, x0={self.x0[0].tolist()})"
 
 
+@validate_args({"k": [Kernel]})
 def pds_from_nds(k: Kernel, x0: ArrayLike) -> Kernel:
     """Kernel ``k'(x, x') = k(x, x0) + k(x', x0) - k(x, x') - k(x0, x0)``.
 
@@ -85,15 +84,7 @@ def pds_from_nds(k: Kernel, x0: ArrayLike) -> Kernel:
     The last term is ``k(x0, x0)``, a constant: writing ``k(x, x0)`` there instead
     would cancel the first term (a slip worth checking for when copying the formula).
     """
-    if not isinstance(k, Kernel):
-        raise ValueError(
-            "k must be a kmlib.kernels.Kernel (e.g. kmlib.kernels.squared_distance()); "
-            f"got {type(k).__name__}"
-        )
-    try:
-        a = as_float_array(x0, "x0")
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"x0 must be a numeric point; got {type(x0).__name__}") from exc
+    a = as_float_array(x0, "x0")
     if a.ndim == 0:
         a = a.reshape(1, 1)
     elif a.ndim == 1:
@@ -227,9 +218,7 @@ def empirical_feature_map(K: ArrayLike, tol: float | None = None) -> np.ndarray:
     if tol is None:
         lam, U = psd_eigenpairs(lam, U, rtol=10 * psd_rtol(len(lam)), name="K",
                                 who="empirical_feature_map")
-    elif lam.size and lam[0] < -tol:
-        raise ValueError(f"K must be positive semidefinite; its smallest eigenvalue is "
-                         f"{lam[0]:.3g} < -tol = {-tol:.3g}. Use a positive-definite kernel")
     else:
+        check_eigenvalues_psd(lam, "K", who="empirical_feature_map", atol=tol)
         lam, U = lam[lam > tol], U[:, lam > tol]
     return U[:, ::-1] * np.sqrt(lam[::-1])

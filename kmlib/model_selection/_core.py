@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike
 from .._linalg import one_blas_thread
 from .._ridge import rank_mask, ridge_svd_path
 from .._validation import (
-    check_pair,
+    check_path,
 )
 
 #: Above this many flops (m * p * min(m, p)) per SVD, BLAS keeps all its threads.
@@ -52,16 +52,16 @@ def _predict_core(Xtr: np.ndarray, ytr: np.ndarray, Xte: np.ndarray, lams: np.nd
     return a[:, None, :] + np.einsum("rtp,rpl->rtl", Xte, B)
 
 
-def _smoother_svd(X: ArrayLike, y: ArrayLike, fit_intercept: bool
-                  ) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, np.ndarray]:
-    X, y = check_pair(X, y)
+def _smoother_svd(X: ArrayLike, y: ArrayLike, lams: ArrayLike, fit_intercept: bool
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, np.ndarray, np.ndarray]:
+    """The checked ``(lams, y)`` and the smoother's pieces ``(yc, h0, U, d)`` of loo/gcv."""
+    X, y, lams = check_path(X, y, lams, min_rows=2 if fit_intercept else 1,
+                            why="leave-one-out with an intercept")
     n = len(y)
     if fit_intercept:
-        if n < 2:
-            raise ValueError("X must have at least 2 rows for leave-one-out with an intercept")
         Xc, yc, h0 = X - X.mean(axis=0), y - y.mean(), 1.0 / n
     else:
         Xc, yc, h0 = X, y, 0.0
     U, d, _ = np.linalg.svd(Xc, full_matrices=False)
     keep = rank_mask(d, max(Xc.shape))
-    return y, yc, h0, U[:, keep], d[keep]
+    return lams, y, yc, h0, U[:, keep], d[keep]

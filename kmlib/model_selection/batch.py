@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 from .._blocks import row_blocks
 from .._folds import Folds, resolve_folds
 from .._ridge import ridge_svd_path
-from .._validation import check_batch, check_lam_grid, finite_result
+from .._validation import check_batch, check_path, finite_result
 from ._core import _dataset_bytes, _one_blas_thread, _predict_core
 
 __all__ = ["ridge_path_batch", "oof_predictions_batch", "cv_curves_batch"]
@@ -38,8 +38,7 @@ def ridge_path_batch(X: ArrayLike, y: ArrayLike, lams: ArrayLike, *, fit_interce
     intercepts : ndarray of shape (R, L)
     coefs : ndarray of shape (R, p, L)
     """
-    X, y = check_batch(X, y)
-    lams = check_lam_grid(lams)
+    X, y, lams = check_path(X, y, lams, matrix="batch")
     a = np.empty((X.shape[0], lams.size))
     B = np.empty((X.shape[0], X.shape[2], lams.size))
     for blk in row_blocks(X.shape[0], _dataset_bytes(X, lams.size)):
@@ -67,8 +66,7 @@ def oof_predictions_batch(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Fo
     -------
     P : ndarray of shape (R, n, L)
     """
-    X, y = check_batch(X, y)
-    lams = check_lam_grid(lams)
+    X, y, lams = check_path(X, y, lams, matrix="batch")
     pairs = resolve_folds(folds, X.shape[1])
     P = np.empty((X.shape[0], X.shape[1], lams.size))
     for blk in row_blocks(X.shape[0], _dataset_bytes(X, lams.size)):

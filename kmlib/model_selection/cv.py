@@ -15,9 +15,9 @@ from .._ridge import ridge_svd_path, shrinkage
 from .._typing import Seed
 from .._validation import (
     EPS,
-    check_lam_grid,
+    as_generator,
     check_pair,
-    check_rng,
+    check_path,
     finite_result,
     validate_args,
 )
@@ -37,7 +37,8 @@ __all__ = [
 
 
 @validate_args({"n": [Interval(Integral, 2, None, closed="left")],
-                "test_fraction": [Interval(Real, 0, 1, closed="neither")]})
+                "test_fraction": [Interval(Real, 0, 1, closed="neither")],
+                "random_state": ["random_state"]})
 def holdout_split(n: int, test_fraction: float = 0.2,
                   random_state: Seed = None) -> tuple[np.ndarray, np.ndarray]:
     """Split ``range(n)`` at random into a training and a validation set.
@@ -64,7 +65,7 @@ def holdout_split(n: int, test_fraction: float = 0.2,
     (7, 3)
     """
     n_te = int(min(max(round(test_fraction * n), 1), n - 1))
-    perm = check_rng(random_state, "random_state").permutation(n)
+    perm = as_generator(random_state).permutation(n)
     return np.sort(perm[n_te:]), np.sort(perm[:n_te])
 
 
@@ -91,8 +92,7 @@ def holdout_curve(X: ArrayLike, y: ArrayLike, lams: ArrayLike, train_idx: ArrayL
     err : ndarray of shape (L,)
         Mean squared error on the validation rows.
     """
-    X, y = check_pair(X, y)
-    lams = check_lam_grid(lams)
+    X, y, lams = check_path(X, y, lams)
     tr, te = check_split(train_idx, test_idx, len(y))
     P = _predict_core(X[tr][None], y[tr][None], X[te][None], lams, fit_intercept, standardize)[0]
     return np.mean((y[te, None] - P) ** 2, axis=0)
@@ -124,8 +124,7 @@ def oof_predictions(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Folds = 
     -------
     P : ndarray of shape (n, L)
     """
-    X, y = check_pair(X, y)
-    lams = check_lam_grid(lams)
+    X, y, lams = check_path(X, y, lams)
     pairs = resolve_folds(folds, len(y))
     P = np.empty((len(y), lams.size))
     for tr, te in pairs:
@@ -185,8 +184,7 @@ def fold_errors(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Folds = 5, *
         equals :func:`cross_val_curve` when all folds have the same size, and
         the fold-size weighted average always equals it.
     """
-    X, y = check_pair(X, y)
-    lams = check_lam_grid(lams)
+    X, y, lams = check_path(X, y, lams)
     pairs = resolve_folds(folds, len(y))
     E = np.empty((len(pairs), lams.size))
     for k, (tr, te) in enumerate(pairs):
@@ -208,8 +206,7 @@ def ridge_fit_path(X: ArrayLike, y: ArrayLike, lams: ArrayLike, *, fit_intercept
         Column l is the coefficient vector (original scale) at ``lams[l]``, so
         predictions at new points are ``intercepts + X_new @ coefs``.
     """
-    X, y = check_pair(X, y)
-    lams = check_lam_grid(lams)
+    X, y, lams = check_path(X, y, lams)
     a, B = ridge_svd_path(X[None], y[None], lams, fit_intercept=fit_intercept,
                           standardize=standardize)
     return a[0], B[0]
@@ -252,8 +249,7 @@ def loo_ridge(X: ArrayLike, y: ArrayLike, lams: ArrayLike, *, fit_intercept: boo
         :class:`RuntimeWarning` says so.
     H_diag : ndarray of shape (n, L), only with ``return_leverage=True``
     """
-    lams = check_lam_grid(lams)
-    y, yc, h0, U, d = _smoother_svd(X, y, fit_intercept)
+    lams, y, yc, h0, U, d = _smoother_svd(X, y, lams, fit_intercept)
     S = shrinkage(d, lams, 0)                                 # (r, L) shrinkage factors
     H = h0 + (U * U) @ S                                      # (n, L) leverages
     fitted = (y - yc)[:, None] + U @ (S * (U.T @ yc)[:, None])
@@ -285,8 +281,7 @@ def gcv_ridge(X: ArrayLike, y: ArrayLike, lams: ArrayLike, *,
     gcv : ndarray of shape (L,)
         ``inf`` where ``tr(H) = n`` (an interpolating fit).
     """
-    lams = check_lam_grid(lams)
-    y, yc, h0, U, d = _smoother_svd(X, y, fit_intercept)
+    lams, y, yc, h0, U, d = _smoother_svd(X, y, lams, fit_intercept)
     n = len(y)
     S = shrinkage(d, lams, 0)
     df = n * h0 + S.sum(axis=0)

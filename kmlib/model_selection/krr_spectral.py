@@ -32,8 +32,7 @@ from numpy.typing import ArrayLike, NDArray
 from .._linalg import dot, eigh_owned, pinv_mask
 from .._validation import (
     check_eigenvalues_psd,
-    check_lam_grid,
-    check_pair,
+    check_path,
     finite_result,
     rank_tol,
 )
@@ -44,10 +43,9 @@ __all__ = ["krr_path", "krr_loo"]
 # ---------------------------------------------------------------------------
 # helpers (shared with krr_cv and krr_tuning)
 # ---------------------------------------------------------------------------
-def _prepare(K: ArrayLike, y: ArrayLike, lams: ArrayLike
+def _prepare(K: ArrayLike, y: ArrayLike, lams: ArrayLike, min_rows: int = 1, why: str = ""
              ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    K, y = check_pair(K, y, ("K", "y"), matrix="gram")
-    return K, y, check_lam_grid(lams)
+    return check_path(K, y, lams, ("K", "y"), matrix="gram", min_rows=min_rows, why=why)
 
 
 def _inverse_filter(d: np.ndarray, lams: np.ndarray) -> NDArray[np.float64]:
@@ -175,15 +173,13 @@ def krr_loo(K: ArrayLike, y: ArrayLike, lams: ArrayLike) -> NDArray[np.float64]:
     >>> loo.shape
     (2,)
     """
-    K, y, lams = _prepare(K, y, lams)
+    K, y, lams = _prepare(K, y, lams, min_rows=2, why="leave-one-out")
     if np.any(lams <= 0):
         raise ValueError(
             f"lams must be > 0 for leave-one-out (at lam = 0 the fit interpolates and "
             f"1 - H_ii = 0); got minimum {float(lams.min())!r}"
         )
     n = K.shape[0]
-    if n < 2:
-        raise ValueError(f"K must have at least 2 rows for leave-one-out; got {n}")
     d, U = eigh_owned(np.array(K, order="C", copy=True))
     check_eigenvalues_psd(d, "K", who="krr_loo")
     S = d[:, None] + lams[None, :]

@@ -18,9 +18,8 @@ from numpy.typing import ArrayLike, NDArray
 from .._estimator_inputs import gram
 from .._folds import Folds, resolve_folds
 from .._validation import (
-    check_kernel,
-    check_lam_grid,
-    check_pair,
+    check_constraints,
+    check_path,
     check_symmetric,
     finite_result,
     validate_args,
@@ -111,15 +110,15 @@ def tune_krr(X: ArrayLike, y: ArrayLike, kernel_factory: Callable[[Any], Callabl
     >>> table.cv.shape
     (3, 7)
     """
-    X, y = check_pair(X, y)
+    X, y, lams = check_path(X, y, lams)
     params = list(params)
-    lams = check_lam_grid(lams)
     n = y.shape[0]
     pairs = resolve_folds(folds, n)
 
     cv = np.empty((len(params), lams.shape[0]))
     for i, p in enumerate(params):
-        kernel = check_kernel(kernel_factory(p), f"kernel_factory({p!r})")
+        kernel = kernel_factory(p)
+        check_constraints(f"kernel_factory({p!r})", kernel, ["callable kernel"])
         what = f"kernel_factory({p!r})(X)"
         K = gram(kernel, X, what=what, finite=False)   # check_symmetric checks finiteness
         check_symmetric(K, what)

@@ -17,9 +17,9 @@ from .._ridge import pow2_scale, ridge_svd_path, shrinkage, standardize_columns
 from .._validation import (
     as_float_array,
     check_finite_result,
-    check_lam,
     check_matrix,
     check_pair,
+    check_path,
     check_predict_input,
     check_same_length,
     check_sample_weight,
@@ -142,8 +142,7 @@ def ridge_path(X: ArrayLike, y: ArrayLike, lams: ArrayLike) -> np.ndarray:
         Column ``l`` is ``ridge(X, y, lams[l])`` (the penalty is the last axis of every
         path in kmlib, as in :func:`kmlib.model_selection.ridge_fit_path`).
     """
-    X, y = check_pair(X, y)
-    lams = np.atleast_1d(check_lam(lams, "lams", allow_array=True))
+    X, y, lams = check_path(X, y, lams)
     return ridge_svd_path(X[None], y[None], lams, fit_intercept=False, standardize=False)[1][0]
 
 
@@ -163,8 +162,7 @@ def fitted_values_path(X: ArrayLike, y: ArrayLike, lams: ArrayLike) -> np.ndarra
     fitted : ndarray of shape (n, L)
         Column ``l`` is ``X @ ridge(X, y, lams[l])``.
     """
-    X, y = check_pair(X, y)
-    lams = np.atleast_1d(check_lam(lams, "lams", allow_array=True))
+    X, y, lams = check_path(X, y, lams)
     s = pow2_scale(X)                   # 1, or a power of two that keeps d**2 finite
     U, d, _ = np.linalg.svd(X / s if s != 1.0 else X, full_matrices=False)
     return U @ (shrinkage(d, lams / s / s, max(X.shape)) * (U.T @ y)[:, None])

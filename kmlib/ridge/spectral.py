@@ -150,12 +150,8 @@ def standardize(X: ArrayLike, *, center: bool = True) -> Standardized:
     ValueError
         If a column has zero spread (it is constant), so it cannot be scaled.
     """
-    X = check_matrix(X, "X")
-    if X.shape[0] == 1:
-        raise ValueError(
-            "X has 1 sample (n_samples=1): every column is constant and cannot be "
-            "standardised; pass at least 2 samples (or use standardize=False)"
-        )
+    X = check_matrix(X, "X", min_rows=2, why="every column of one sample is constant and "
+                     "cannot be standardised; or use standardize=False")
     if center:
         with np.errstate(over="ignore", invalid="ignore"):
             check_finite_result(X - X.mean(axis=0), "X - mean(X)", "rescale X")

@@ -160,12 +160,8 @@ class KernelSVM(BinaryKernelClassifier):
         else:
             rows = _Rows.of_kernel(self.kernel, X_fit)  # type: ignore[arg-type]  # not precomputed
             check_gram_psd(rows.diag, "kernel(X)", who="KernelSVM.fit")  # O(n), never n x n
-        w = check_sample_weight(sample_weight, y)
+        w = check_sample_weight(sample_weight, y, labels=y)   # each class weighted
         if w is not None:  # C * w, with inf * 0 = 0 (a point of weight 0 plays no part)
-            if not (np.any(w[y > 0] > 0) and np.any(w[y < 0] > 0)):
-                who = "one of the two classes" if np.any(w > 0) else "any point"
-                raise ValueError(f"KernelSVM.fit: sample_weight gives no positive weight to "
-                                 f"{who}; each class needs a point of positive weight")
             C = np.where(w > 0, C, 0.0) * w
         with one_blas_thread():  # the kernel's blocks of rows are small matrix products
             a, b, objective, n_iter, converged = _smo(rows, y, C, tol, max_iter)

@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._blocks import DIAG_BLOCK, block_rows, gen_blocks
-from .._estimator_inputs import check_both_labels, gram
+from .._estimator_inputs import gram
 from .._validation import (
     check_pair,
     finite_result,
@@ -66,8 +66,7 @@ def smo_solve(K: ArrayLike, y: ArrayLike, C: float, tol: float = 1e-3,
         dual objective :math:`\sum_i a_i - \tfrac12 a^\top Q a` at ``a``, the number of
         two-variable updates and whether the stopping rule was met within ``max_iter``.
     """
-    K, y = check_pair(K, y, ("K", "y"), matrix="gram", labels=True, who="smo_solve")
-    check_both_labels(y)
+    K, y = check_pair(K, y, ("K", "y"), matrix="gram", labels="both", who="smo_solve")
     return _smo(_Rows.of_matrix(np.ascontiguousarray(K)), y, float(C), float(tol), int(max_iter))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_matrix, check_same_length, check_same_width
+from .._validation import check_matrix, check_same_length
 
 
 def samples(X: ArrayLike, Y: ArrayLike, min_rows: int, why: str, *, same_d: bool = True,
@@ -15,7 +15,7 @@ def samples(X: ArrayLike, Y: ArrayLike, min_rows: int, why: str, *, same_d: bool
         if len(A) < min_rows:
             raise ValueError(f"{name} must have at least {min_rows} samples ({why}); got {len(A)}")
     if same_d:
-        check_same_width(X, Y)
+        check_same_length(X, Y, "X", "Y", axis=1)
     if same_n:
         check_same_length(X, Y, "X", "Y (paired rows)")
     return X, Y

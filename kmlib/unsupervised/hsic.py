@@ -15,7 +15,7 @@ from .._blocks import block_rows, gen_blocks
 from .._estimator_inputs import gram
 from .._linalg import one_blas_thread
 from .._typing import KernelFunc, Seed
-from .._validation import check_rng, finite_result, validate_args
+from .._validation import as_generator, finite_result, validate_args
 from .._validation.params import POSITIVE_INT
 from ._common import center_gram, p_value, samples
 from .mmd import TestResult
@@ -79,7 +79,7 @@ def hsic(X: ArrayLike, Y: ArrayLike, *, kernel_x: KernelFunc, kernel_y: KernelFu
 
 @finite_result
 @validate_args({"kernel_x": ["callable kernel"], "kernel_y": ["callable kernel"],
-                "n_permutations": [POSITIVE_INT]})
+                "n_permutations": [POSITIVE_INT], "random_state": ["random_state"]})
 def independence_test(X: ArrayLike, Y: ArrayLike, *, kernel_x: KernelFunc,
                       kernel_y: KernelFunc, n_permutations: int = 1000,
                       random_state: Seed = None) -> TestResult:
@@ -128,7 +128,7 @@ def independence_test(X: ArrayLike, Y: ArrayLike, *, kernel_x: KernelFunc,
     """
     K, L = _grams(X, Y, kernel_x, kernel_y, 2, "a pair")
     B = n_permutations
-    rng = check_rng(random_state, "random_state")
+    rng = as_generator(random_state)
     n = K.shape[0]
     Kc, L = center_gram(K)[0], np.ascontiguousarray(L)
     # Blocks of rows of Kc, L[perm] and L[perm][:, perm] stay in cache (about 40 % faster

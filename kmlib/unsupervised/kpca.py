@@ -30,6 +30,7 @@ from .._validation import (
     check_fitted,
     check_gram_psd,
     check_matrix,
+    check_n_features,
     check_square,
     check_symmetric,
     preserve_float32,
@@ -143,14 +144,16 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             raise ValueError("fit_inverse_transform=True needs the input points; it cannot be "
                              "used with kernel='precomputed'")
         alpha = float(self.alpha)
-        X = check_square(X, "X") if pre else check_matrix(X, "X", accept_sparse=True)
-        if self.fit_inverse_transform and scipy.sparse.issparse(X):
+        why = "KernelPCA centres the data"
+        A: Any   # the checked X: a square array if precomputed, else a matrix (maybe sparse)
+        if pre:
+            A = check_square(X, "X", min_rows=2, why=why)
+        else:
+            A = check_matrix(X, "X", accept_sparse=True, min_rows=2, why=why)
+        if self.fit_inverse_transform and scipy.sparse.issparse(A):
             raise TypeError("KernelPCA(fit_inverse_transform=True) cannot use a sparse X (it "
                             "learns a map back to dense points); pass X.toarray()")
-        if X.shape[0] < 2:
-            raise ValueError(f"X has {X.shape[0]} sample(s); KernelPCA needs at least 2 (it "
-                             "centres the data)")
-        K = X if pre else gram(self.kernel, X, finite=False)
+        K = A if pre else gram(self.kernel, A, finite=False)
         what = "X" if pre else "kernel(X)"
         if not isinstance(self.kernel, Kernel):  # kmlib kernels are exactly symmetric
             check_symmetric(K, what)
@@ -176,8 +179,8 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         top = np.argmax(np.abs(evecs), axis=0)
         self.eigenvectors_ = evecs * np.sign(evecs[top, np.arange(evecs.shape[1])])
         self.eigenvalues_ = evals
-        self.X_fit_ = None if pre else X.copy()
-        self.n_features_in_ = X.shape[1]
+        self.X_fit_ = None if pre else A.copy()
+        self.n_features_in_ = A.shape[1]
         self.n_components_ = self._n_features_out = len(self.eigenvalues_)
         self.dual_coef_ = self.X_transformed_fit_ = None
         if self.fit_inverse_transform:
@@ -185,7 +188,7 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             assert alpha is not None  # checked above with fit_inverse_transform
             G = gram(self.kernel, Z, what="kernel(X_transformed)") + alpha * np.eye(n)
             try:
-                self.dual_coef_ = sla.cho_solve(sla.cho_factor(G, overwrite_a=True), X)
+                self.dual_coef_ = sla.cho_solve(sla.cho_factor(G, overwrite_a=True), A)
             except np.linalg.LinAlgError as exc:
                 raise ValueError("fit_inverse_transform: kernel(X_transformed) + alpha I is "
                                  "not positive definite; use a larger alpha or a "
@@ -257,8 +260,6 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             raise NotFittedError("inverse_transform needs KernelPCA(fit_inverse_transform=True)"
                                  " fitted again; this one was fitted without it")
         Z = check_matrix(X, "X")
-        r = self.n_components_
-        if Z.shape[1] != r:
-            raise ValueError(f"X must hold {r} projection(s) per row (n_components_); got "
-                             f"shape {Z.shape}")
+        check_n_features(self, Z, self.n_components_, "the n_components_ projections of a "
+                         "point per row")
         return dot(gram(self.kernel, Z, self.X_transformed_fit_), self.dual_coef_)

@@ -18,7 +18,7 @@ from .._blocks import DIAG_BLOCK, gen_blocks, row_blocks
 from .._estimator_inputs import gram
 from .._linalg import dot
 from .._typing import KernelFunc, Seed
-from .._validation import check_matrix, check_rng, finite_result, validate_args
+from .._validation import as_generator, check_matrix, finite_result, validate_args
 from .._validation.params import POSITIVE_INT, Integral, Interval, Options
 from ..kernels import Kernel
 from ._common import p_value, samples
@@ -196,7 +196,7 @@ def median_heuristic(X: ArrayLike, Y: ArrayLike | None = None, *, max_samples: i
     """
     Z = check_matrix(X, "X") if Y is None else np.concatenate(samples(X, Y, 1, ""))
     cap = max_samples
-    rng = check_rng(random_state, "random_state")
+    rng = as_generator(random_state)
     if len(Z) < 2:
         raise ValueError(f"the pooled sample must have at least 2 points; got {len(Z)}")
     if len(Z) > cap:
@@ -231,7 +231,8 @@ def _quadratic_null(K: np.ndarray, m: int, perms: np.ndarray, unbiased: bool) ->
 
 @finite_result
 @validate_args({"kernel": ["callable kernel"], "n_permutations": [POSITIVE_INT],
-                "statistic": [Options("unbiased", "biased", "linear")]})
+                "statistic": [Options("unbiased", "biased", "linear")],
+                "random_state": ["random_state"]})
 def two_sample_test(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc,
                     n_permutations: int = 1000,
                     statistic: Literal["unbiased", "biased", "linear"] = "unbiased",
@@ -283,7 +284,7 @@ def two_sample_test(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc,
     """
     X, Y = samples(X, Y, 2, "the unbiased and the linear statistic need pairs")
     B = n_permutations
-    rng = check_rng(random_state, "random_state")
+    rng = as_generator(random_state)
     m, N = len(X), len(X) + len(Y)
     Z = np.concatenate([X, Y])
     if statistic == "linear":
