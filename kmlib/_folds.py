@@ -107,12 +107,9 @@ def resolve_folds(folds: Folds, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
     unless the test folds partition ``range(n)`` and each train fold is disjoint from its
     test fold and non-empty.
     """
-    if isinstance(folds, bool):
-        raise ValueError(f"folds must be an int v >= 2, a splitter or (train, test) pairs; "
-                         f"got {folds!r}")
     try:
-        if isinstance(folds, numbers.Integral):
-            return list(KFold(int(folds), shuffle=True, random_state=0).split(n))
+        if isinstance(folds, numbers.Integral):   # (a bool too: n_splits' rule refuses it)
+            return list(KFold(folds, shuffle=True, random_state=0).split(n))
         if isinstance(folds, KFold):
             return list(folds.split(n))
         if isinstance(folds, Splitter) and not isinstance(folds, (str, bytes)):
