@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterable, Iterator
-from typing import Protocol, Union, runtime_checkable
+from typing import Protocol, Union, cast, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -109,7 +109,7 @@ def resolve_folds(folds: Folds, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """
     try:
         if isinstance(folds, numbers.Integral):   # (a bool too: n_splits' rule refuses it)
-            return list(KFold(folds, shuffle=True, random_state=0).split(n))
+            return list(KFold(cast(int, folds), shuffle=True, random_state=0).split(n))
         if isinstance(folds, KFold):
             return list(folds.split(n))
         if isinstance(folds, Splitter) and not isinstance(folds, (str, bytes)):
