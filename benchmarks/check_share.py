@@ -15,9 +15,12 @@ The rule, applied to every ``.py`` file of ``kmlib/`` outside ``kmlib/book/``:
   ``VALIDATORS``: those that check their arguments and return them (converted) or
   nothing, whatever their name (``as_float_array``, ``_finite``, the Dask inputs'
   ``_rows`` and ``_response``, ``resolve_folds``, ...).  Not among them: functions that
-  compute something new and check on the way (``gram``, ``prediction_gram``: their own
-  checks are counted where they are written) and ``as_generator``, which converts a
-  ``random_state`` that a declaration has checked and checks nothing itself.
+  compute something new and check on the way (``gram``, ``prediction_gram``,
+  ``NystroemKernelRidge._sizes``, ``_cholesky``: their own checks are counted where they
+  are written), ``as_generator``, which converts a ``random_state`` that a declaration
+  has checked and checks nothing itself, and the decorator ``preserve_float32``, which
+  rounds a result to float32 (its one raise is counted).  Warnings
+  (``warnings.warn``) reject nothing and are not counted, except through ``warn_*``.
 * **Check lines**, a subset of the executable lines:
 
   - a ``raise`` with all its lines, unless it raises an error that is not about the
