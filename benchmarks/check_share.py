@@ -9,18 +9,35 @@ The rule, applied to every ``.py`` file of ``kmlib/`` outside ``kmlib/book/``:
   ``if``, ``for``, ``while``, ``with``, ``try``) only its header lines (decorators
   included) count, its body being counted statement by statement.  Blank and
   comment-only lines are never counted.
-* **Check lines**, a subset of those:
+* **Validation functions**: every function whose name starts with ``check_``,
+  ``_check``, ``validate``, ``_validate`` or ``warn_``, scikit-learn's ``check_array``,
+  ``check_non_negative`` and ``validate_data``, and the kmlib functions listed in
+  ``VALIDATORS``: those that check their arguments and return them (converted) or
+  nothing, whatever their name (``as_float_array``, ``_finite``, the Dask inputs'
+  ``_rows`` and ``_response``, ``resolve_folds``, ...).  Not among them: functions that
+  compute something new and check on the way (``gram``, ``prediction_gram``,
+  ``NystroemKernelRidge._sizes``, ``_cholesky``: their own checks are counted where they
+  are written), ``as_generator``, which converts a ``random_state`` that a declaration
+  has checked and checks nothing itself, and the decorator ``preserve_float32``, which
+  rounds a result to float32 (its one raise is counted).  Warnings
+  (``warnings.warn``) reject nothing and are not counted, except through ``warn_*``.
+* **Check lines**, a subset of the executable lines:
 
-  - a ``raise`` of an argument error (``ValueError``, ``TypeError``,
-    ``NotFittedError``), with all its lines;
-  - the header of an ``if``/``elif``/``else`` branch or an ``except`` handler whose body
-    holds nothing but such raises (and assignments preparing their message): the
-    condition is part of the check;
-  - a statement (expression, assignment or return) whose value is a call to a
-    validation function: a name starting with ``check_``, ``_check``, ``validate``,
-    ``_validate``, ``warn_``, or one of ``_finite``, ``check_array``,
-    ``check_non_negative``, ``validate_data``;
-  - a decorator ``@finite_result``.
+  - a ``raise`` with all its lines, unless it raises an error that is not about the
+    arguments (``NON_ARG_ERRORS``: ``MemoryError``, ``RuntimeError``, ...); a bare
+    ``raise`` and ``raise <function>(...)`` (an error built by a helper) count;
+  - every line of a statement in which **any** call (at any depth: an argument of
+    another call, a branch of a conditional expression, a lambda) is a call of a
+    validation function; for a compound statement, its header lines when the
+    header's own expressions hold such a call (``for v in check_vector(y)``);
+  - the header of an ``if``/``elif`` branch, an ``else``, an ``except`` handler, a
+    ``for``/``while``/``with`` block whose body holds nothing but check statements,
+    or nothing but raises and assignments preparing their message: the condition is
+    part of the check.  A statement is a check statement when all its lines are check
+    lines (a compound one: its header and every line of its bodies);
+  - a decorator ``@finite_result``;
+  - a table of checks: the assignment of a name in ``CHECK_TABLES`` (the named
+    constraints of the declarations, each a predicate and its message).
 
 A line counts once, whatever matches it.  The share is check lines / executable lines.
 
@@ -29,6 +46,11 @@ Declarations are data, not checks, and are not counted as check lines (as scikit
 ``_parameter_hints`` and a function's ``@validate_args({...})`` decorator.  Their lines
 are printed separately so that the reader sees what moved there.  Finiteness checks of
 results (``@finite_result``, ``check_finite_result``) are counted as checks.
+
+With ``--old``, the rule before the any-call extension is applied instead (only a
+statement whose value *is* such a call, the names of the first bullet plus ``_finite``,
+raises of ``ValueError``/``TypeError``/``NotFittedError`` only, headers only over
+raises, no tables), so that both counts can be compared at one commit.
 """
 from __future__ import annotations
 
@@ -37,9 +59,29 @@ import pathlib
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "kmlib"
+OLD = "--old" in sys.argv
 ARG_ERRORS = {"ValueError", "TypeError", "NotFittedError"}
+NON_ARG_ERRORS = {"MemoryError", "RuntimeError", "NotImplementedError", "StopIteration",
+                  "AssertionError", "KeyboardInterrupt", "SystemExit"}
 CHECK_PREFIXES = ("check_", "_check", "validate", "_validate", "warn_")
 CHECK_NAMES = {"_finite", "check_array", "check_non_negative", "validate_data"}
+#: kmlib functions that check their arguments and return them (converted) or nothing,
+#: whose names do not start with a prefix above (file: function).
+VALIDATORS = {
+    "as_float_array",    # _validation/arrays.py: float64 array, or a clear error
+    "check_given",       # _validation/arrays.py (also matches the prefix)
+    "_rows",             # _dask.py: X as a Dask array chunked by rows, shape rules
+    "_response",         # _dask.py: y as a Dask array with X's row chunks
+    "resolve_folds",     # _folds.py: the folds argument as checked index pairs
+    "fit_inputs",        # _estimator_inputs.py: a classifier's training data, checked
+    "samples",           # unsupervised/_common.py: two samples X and Y, checked
+    "_prepare",          # model_selection/krr_spectral.py: check_path for a Gram matrix
+    "_inputs",           # falkon.py: X checked (and a kmlib kernel's domain)
+    "_resolve_params",   # features/fourier.py: the declared constraints and the rules
+                         # that tie kernel, sigma and nu together
+}
+#: Tables of checks (assignments whose value is data read by a validator).
+CHECK_TABLES = {"_NAMED"}
 COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For,
             ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)
 
@@ -54,22 +96,42 @@ def _name(node: ast.AST) -> str:
     return ""
 
 
+def _is_validator(name: str) -> bool:
+    if OLD:
+        return name.startswith(CHECK_PREFIXES) or name in CHECK_NAMES
+    return name.startswith(CHECK_PREFIXES) or name in CHECK_NAMES or name in VALIDATORS
+
+
 def _is_arg_raise(stmt: ast.stmt) -> bool:
-    return isinstance(stmt, ast.Raise) and stmt.exc is not None and _name(stmt.exc) in ARG_ERRORS
+    if not isinstance(stmt, ast.Raise):
+        return False
+    if OLD:
+        return stmt.exc is not None and _name(stmt.exc) in ARG_ERRORS
+    return stmt.exc is None or _name(stmt.exc) not in NON_ARG_ERRORS
+
+
+def _has_check_call(nodes: list[ast.AST]) -> bool:
+    return any(isinstance(n, ast.Call) and _is_validator(_name(n))
+               for node in nodes for n in ast.walk(node))
 
 
 def _is_check_call(stmt: ast.stmt) -> bool:
-    value = getattr(stmt, "value", None)
-    if not isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign, ast.Return)) or \
-            not isinstance(value, ast.Call):
-        return False
-    name = _name(value)
-    return name.startswith(CHECK_PREFIXES) or name in CHECK_NAMES
+    if OLD:
+        value = getattr(stmt, "value", None)
+        return isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign, ast.Return)) and \
+            isinstance(value, ast.Call) and _is_validator(_name(value))
+    return _has_check_call([stmt])
 
 
-def _only_raises(body: list[ast.stmt]) -> bool:
-    return bool(body) and _is_arg_raise(body[-1]) and all(
-        _is_arg_raise(s) or isinstance(s, ast.Assign) for s in body)
+def _header_exprs(stmt: ast.stmt) -> list[ast.AST]:
+    """The expressions written in a compound statement's header (not its body)."""
+    if isinstance(stmt, (ast.If, ast.While)):
+        return [stmt.test]
+    if isinstance(stmt, (ast.For, ast.AsyncFor)):
+        return [stmt.target, stmt.iter]
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        return list(stmt.items)  # type: ignore[arg-type]
+    return []
 
 
 def _is_docstring(stmt: ast.stmt) -> bool:
@@ -91,10 +153,20 @@ def count(path: pathlib.Path) -> tuple[int, int, int]:
 
     def header(node: ast.stmt) -> set[int]:
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-        body = node.body if not isinstance(node, ast.If) else node.body
+        body = node.body
         return span(first, body[0].lineno - 1) if body else span(first, node.end_lineno)
 
-    def visit(body: list[ast.stmt]) -> None:
+    def check_body(body: list[ast.stmt], full: list[bool]) -> bool:
+        """A body of nothing but check statements (and assignments preparing a message)."""
+        if OLD:
+            return bool(body) and _is_arg_raise(body[-1]) and all(
+                _is_arg_raise(s) or isinstance(s, ast.Assign) for s in body)
+        return bool(full) and (all(full) or (_is_arg_raise(body[-1]) and all(
+            _is_arg_raise(s) or isinstance(s, ast.Assign) for s in body)))
+
+    def visit(body: list[ast.stmt]) -> list[bool]:
+        """Count the statements of ``body``; return, per statement, whether it is all check."""
+        full: list[bool] = []
         for stmt in body:
             if _is_docstring(stmt) or isinstance(stmt, (ast.Import, ast.ImportFrom, ast.Pass)):
                 continue
@@ -106,28 +178,40 @@ def count(path: pathlib.Path) -> tuple[int, int, int]:
                         check.update(span(d.lineno, d.end_lineno))
                     if _name(d) == "validate_args":
                         declared.update(span(d.lineno, d.end_lineno))
-                if isinstance(stmt, ast.If) and _only_raises(stmt.body):
+                if not OLD and _has_check_call(_header_exprs(stmt)):
                     check.update(h)
-                visit(stmt.body)
+                sub = visit(stmt.body)
+                if isinstance(stmt, ast.If) and check_body(stmt.body, sub):
+                    check.update(h)
+                elif (not OLD and isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.With,
+                                                    ast.AsyncWith)) and check_body(stmt.body, sub)):
+                    check.update(h)
+                parts = [sub]
                 if isinstance(stmt, ast.If) and stmt.orelse:
                     if not isinstance(stmt.orelse[0], ast.If):   # a plain else:
                         else_line = stmt.orelse[0].lineno - 1
+                        sub_else = visit(stmt.orelse)
                         if else_line in code:
                             execu.add(else_line)
-                            if _only_raises(stmt.orelse):
+                            if check_body(stmt.orelse, sub_else):
                                 check.add(else_line)
-                    visit(stmt.orelse)
+                    else:
+                        sub_else = visit(stmt.orelse)
+                    parts.append(sub_else)
                 elif isinstance(stmt, ast.Try):
                     for h2 in stmt.handlers:
                         hh = span(h2.lineno, h2.body[0].lineno - 1)
                         execu.update(hh)
-                        if _only_raises(h2.body):
+                        sub_h = visit(h2.body)
+                        if check_body(h2.body, sub_h):
                             check.update(hh)
-                        visit(h2.body)
-                    visit(stmt.orelse)
-                    visit(stmt.finalbody)
+                        parts.append(sub_h)
+                    parts += [visit(stmt.orelse), visit(stmt.finalbody)]
                 else:
-                    visit(getattr(stmt, "orelse", []))
+                    parts.append(visit(getattr(stmt, "orelse", [])))
+                full.append(not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                  ast.ClassDef))
+                            and h <= check and all(all(p) for p in parts))
                 continue
             s = span(stmt.lineno, stmt.end_lineno)
             execu.update(s)
@@ -135,8 +219,14 @@ def count(path: pathlib.Path) -> tuple[int, int, int]:
                     getattr(t, "id", "") in ("_parameter_constraints", "_parameter_hints")
                     for t in stmt.targets):
                 declared.update(s)
-            if _is_arg_raise(stmt) or _is_check_call(stmt):
+            elif not OLD and isinstance(stmt, (ast.Assign, ast.AnnAssign)) and any(
+                    getattr(t, "id", "") in CHECK_TABLES
+                    for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])):
                 check.update(s)
+            elif _is_arg_raise(stmt) or _is_check_call(stmt):
+                check.update(s)
+            full.append(bool(s) and s <= check)
+        return full
 
     visit(ast.parse(src).body)
     return len(check), len(execu), len(declared)
@@ -155,7 +245,8 @@ def main() -> None:
     if "--files" in sys.argv:
         for name, c, e in sorted(rows, key=lambda r: -r[1]):
             print(f"{str(name):45s} {c:5d} / {e:5d}  {100 * c / max(e, 1):5.1f} %")
-    print(f"kmlib outside kmlib/book: {tot_c} check lines of {tot_e} executable lines "
+    rule = "old rule" if OLD else "rule"
+    print(f"kmlib outside kmlib/book ({rule}): {tot_c} check lines of {tot_e} executable lines "
           f"= {100 * tot_c / tot_e:.1f} %  ({len(files)} files); declarations of constraints "
           f"(not counted as checks): {tot_d} lines")
 

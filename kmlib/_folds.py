@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterable, Iterator
-from typing import Protocol, Union, runtime_checkable
+from typing import Protocol, Union, cast, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ._typing import Seed
-from ._validation import check_int, check_rng
+from ._validation import Integral, Interval, as_generator, validate_args
 
 __all__ = ["KFold", "Splitter", "Folds", "resolve_folds"]
 
@@ -42,6 +42,8 @@ class KFold:
     scikit-learn.  With ``shuffle=True`` the points are permuted first by a
     :class:`numpy.random.Generator` seeded with ``random_state``.
 
+    The parameters are checked when the splitter is made, as in scikit-learn.
+
     Parameters
     ----------
     n_splits : int
@@ -58,6 +60,7 @@ class KFold:
     [[0, 1], [2, 3], [4, 5]]
     """
 
+    @validate_args({"n_splits": [Interval(Integral, 2, None)], "random_state": ["random_state"]})
     def __init__(self, n_splits: int = 5, *, shuffle: bool = True,
                  random_state: Seed = None) -> None:
         self.n_splits = n_splits
@@ -71,14 +74,14 @@ class KFold:
     def fold_of(self, X: ArrayLike) -> np.ndarray:
         """Return kappa: ``kappa[i]`` is the fold (0, ..., v-1) that holds point i."""
         n = X if isinstance(X, numbers.Integral) else np.shape(X)[0]
-        k = check_int(self.n_splits, "n_splits", minimum=2)
+        k = int(self.n_splits)   # its rule, like random_state's, checked by __init__
         if k > n:   # n is an int (a count or a length); k >= 2 > n also rejects n < 1
             raise ValueError(
                 f"n_splits must be <= the number of samples; got n_splits={k} for {n} samples"
             )
         order = np.arange(n)
         if self.shuffle:
-            order = check_rng(self.random_state, "random_state").permutation(n)
+            order = as_generator(self.random_state).permutation(n)
         sizes = np.full(k, n // k)
         sizes[: n % k] += 1
         kappa = np.empty(n, dtype=int)
@@ -107,12 +110,9 @@ def resolve_folds(folds: Folds, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
     unless the test folds partition ``range(n)`` and each train fold is disjoint from its
     test fold and non-empty.
     """
-    if isinstance(folds, bool):
-        raise ValueError(f"folds must be an int v >= 2, a splitter or (train, test) pairs; "
-                         f"got {folds!r}")
     try:
-        if isinstance(folds, numbers.Integral):
-            return list(KFold(int(folds), shuffle=True, random_state=0).split(n))
+        if isinstance(folds, numbers.Integral):   # (a bool too: n_splits' rule refuses it)
+            return list(KFold(cast(int, folds), shuffle=True, random_state=0).split(n))
         if isinstance(folds, KFold):
             return list(folds.split(n))
         if isinstance(folds, Splitter) and not isinstance(folds, (str, bytes)):

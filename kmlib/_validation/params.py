@@ -145,11 +145,13 @@ def _describe(constraint: Any) -> str:
     return constraint.describe()
 
 
-def check_constraints(name: str, value: Any, allowed: Sequence[Any], who: str = "") -> None:
+def check_constraints(name: str, value: Any, allowed: Sequence[Any], who: str = "",
+                      hint: str = "") -> None:
     """Raise a ValueError unless ``value`` satisfies one constraint of ``allowed``.
 
     With a single interval (and perhaps None) the message says which rule failed:
-    the type, finiteness or the bound ("sigma must be > 0; got 0.0").
+    the type, finiteness or the bound ("sigma must be > 0; got 0.0").  ``hint`` (why
+    the rule holds) ends the message, in parentheses.
     """
     if any(_accepts(c, value) for c in allowed):
         return
@@ -164,7 +166,8 @@ def check_constraints(name: str, value: Any, allowed: Sequence[Any], who: str = 
         rule += " or None" if None in allowed else ""
     else:
         rule = "be " + ", or ".join(_describe(c) for c in allowed)
-    raise ValueError(f"{prefix}{name} must {rule}; got {value!r}")
+    why = f" ({hint})" if hint else ""
+    raise ValueError(f"{prefix}{name} must {rule}; got {value!r}{why}")
 
 
 def validate_params(estimator: Any, X: Any = None) -> None:
@@ -178,12 +181,7 @@ def validate_params(estimator: Any, X: Any = None) -> None:
     params, cls = estimator.get_params(deep=False), type(estimator)
     hints = getattr(cls, "_parameter_hints", {})
     for name, allowed in cls._parameter_constraints.items():
-        try:
-            check_constraints(name, params[name], allowed, cls.__name__)
-        except ValueError as exc:
-            if name not in hints:
-                raise
-            raise ValueError(f"{exc} ({hints[name]})") from None
+        check_constraints(name, params[name], allowed, cls.__name__, hints.get(name, ""))
     if X is not None:
         check_feature_names(estimator, X, reset=True)
 

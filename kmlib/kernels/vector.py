@@ -12,12 +12,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from .._validation import (
-    check_int,
-    check_nonnegative,
-    check_positive,
-    check_real,
-)
+from .._validation import NONNEGATIVE, POSITIVE, POSITIVE_INT, Interval, Real, validate_args
 from .base import Kernel, _inner, _rowdot, _sq_dists
 
 __all__ = [
@@ -266,6 +261,7 @@ def linear() -> Kernel:
     return _Linear()
 
 
+@validate_args({"degree": [POSITIVE_INT], "c": [NONNEGATIVE]})
 def polynomial(degree: int, c: float = 1.0) -> Kernel:
     """Polynomial kernel ``k(x, x') = (x^T x' + c)^degree``.
 
@@ -281,9 +277,10 @@ def polynomial(degree: int, c: float = 1.0) -> Kernel:
     -------
     Kernel
     """
-    return _Polynomial(check_int(degree, "degree", minimum=1), check_nonnegative(c, "c"))
+    return _Polynomial(int(degree), float(c))
 
 
+@validate_args({"sigma": [POSITIVE]})
 def gaussian(sigma: float) -> Kernel:
     """Gaussian (RBF) kernel ``k(x, x') = exp(-||x - x'||^2 / (2 sigma^2))``.
 
@@ -297,9 +294,10 @@ def gaussian(sigma: float) -> Kernel:
     -------
     Kernel
     """
-    return _Gaussian(check_positive(sigma, "sigma"))
+    return _Gaussian(float(sigma))
 
 
+@validate_args({"gamma": [POSITIVE]})
 def laplacian(gamma: float) -> Kernel:
     """Laplacian kernel ``k(x, x') = exp(-gamma ||x - x'||_2)`` (Euclidean norm).
 
@@ -320,9 +318,10 @@ def laplacian(gamma: float) -> Kernel:
     kernel is also the Matern kernel with ``nu = 1/2`` and length scale
     ``1 / gamma``.
     """
-    return _Laplacian(check_positive(gamma, "gamma"))
+    return _Laplacian(float(gamma))
 
 
+@validate_args({"nu": [POSITIVE], "length_scale": [POSITIVE]})
 def matern(nu: float, length_scale: float) -> Kernel:
     """Matern kernel of smoothness ``nu`` and length scale ``l``.
 
@@ -354,9 +353,10 @@ def matern(nu: float, length_scale: float) -> Kernel:
     ``K_nu`` replaces the recurrence, so the cost no longer grows with ``nu``; it
     tends to the Gaussian kernel ``exp(-r^2 / (2 l^2))`` as ``nu -> infinity``.
     """
-    return _Matern(check_positive(nu, "nu"), check_positive(length_scale, "length_scale"))
+    return _Matern(float(nu), float(length_scale))
 
 
+@validate_args({"sigma": [POSITIVE]})
 def exponential(sigma: float) -> Kernel:
     """Exponential dot-product kernel ``k(x, x') = exp(x^T x' / sigma^2)``.
 
@@ -375,9 +375,10 @@ def exponential(sigma: float) -> Kernel:
     -------
     Kernel
     """
-    return _Exponential(check_positive(sigma, "sigma"))
+    return _Exponential(float(sigma))
 
 
+@validate_args({"a": [Interval(Real, None, None)], "b": [Interval(Real, None, None)]})
 def sigmoid(a: float = 1.0, b: float = 0.0) -> Kernel:
     """Sigmoid (tanh) kernel ``k(x, x') = tanh(a x^T x' + b)``.
 
@@ -397,7 +398,7 @@ def sigmoid(a: float = 1.0, b: float = 0.0) -> Kernel:
     -------
     Kernel
     """
-    return _Sigmoid(check_real(a, "a"), check_real(b, "b"))
+    return _Sigmoid(float(a), float(b))
 
 
 def squared_distance() -> Kernel:

@@ -70,11 +70,9 @@ def ols(X: ArrayLike, y: ArrayLike) -> np.ndarray:
     """
     X, y = check_pair(X, y)
     n, p = X.shape
-    if p > n:
-        raise rank_deficiency_error(X, "ordinary least squares")
     Q, R, perm = sla.qr(X, mode="economic", pivoting=True, check_finite=False)
-    r = np.abs(np.diag(R))
-    if r[0] == 0 or r[-1] <= rank_tol(r, max(n, p)):
+    r = np.abs(np.diag(R))   # |R_jj| non-increasing; only min(n, p) of them
+    if p > n or r[0] == 0 or r[-1] <= rank_tol(r, max(n, p)):
         raise rank_deficiency_error(X, "ordinary least squares")
     beta = np.empty(p)
     beta[perm] = sla.solve_triangular(R, Q.T @ y, lower=False, check_finite=False)

@@ -10,10 +10,8 @@ from .._validation import check_matrix, check_same_length
 def samples(X: ArrayLike, Y: ArrayLike, min_rows: int, why: str, *, same_d: bool = True,
             same_n: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``X`` and ``Y`` as finite 2-D float arrays with at least ``min_rows`` rows each."""
-    X, Y = check_matrix(X, "X"), check_matrix(Y, "Y")
-    for A, name in ((X, "X"), (Y, "Y")):
-        if len(A) < min_rows:
-            raise ValueError(f"{name} must have at least {min_rows} samples ({why}); got {len(A)}")
+    X = check_matrix(X, "X", min_rows=min_rows, why=why)
+    Y = check_matrix(Y, "Y", min_rows=min_rows, why=why)
     if same_d:
         check_same_length(X, Y, "X", "Y", axis=1)
     if same_n:

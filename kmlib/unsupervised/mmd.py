@@ -194,11 +194,11 @@ def median_heuristic(X: ArrayLike, Y: ArrayLike | None = None, *, max_samples: i
     >>> median_heuristic([0.0, 1.0, 3.0])   # distances 1, 2 and 3
     2.0
     """
-    Z = check_matrix(X, "X") if Y is None else np.concatenate(samples(X, Y, 1, ""))
+    # two points at least: X alone, or X and Y of one point or more each
+    Z = (check_matrix(X, "X", min_rows=2, why="a distance needs a pair of points") if Y is None
+         else np.concatenate(samples(X, Y, 1, "")))
     cap = max_samples
     rng = as_generator(random_state)
-    if len(Z) < 2:
-        raise ValueError(f"the pooled sample must have at least 2 points; got {len(Z)}")
     if len(Z) > cap:
         Z = Z[np.lexsort(Z.T[::-1])]       # an order that does not depend on the labels
         Z = Z[np.sort(rng.choice(len(Z), size=cap, replace=False))]
