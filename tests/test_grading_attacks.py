@@ -513,6 +513,54 @@ def test_hostile_class_as_an_ordinary_user(nobody_home, ids):
         assert students == checks == {65534}
 
 
+def test_sandbox_ids_come_from_the_namespace_map(monkeypatch):
+    """Root of the host: ids no account has. Root of a namespace over subordinate ids: ids of
+    its map, never 0 (the grader) nor 65534, each sandbox of a run a different one."""
+    monkeypatch.setattr(userns, "uid_map", lambda: [(0, 1000, 1), (1, 200000, 65536)])
+    monkeypatch.setattr(sandbox.userns, "uid_map", userns.uid_map)
+    monkeypatch.setattr(sandbox, "_uid_next", [])
+    sandbox._uid_pool.cache_clear()
+    try:
+        assert sandbox._uid_pool() == ((1, 65536),)
+        ids = [sandbox._fresh_uid() for _ in range(70_000)]
+        assert all(1 <= uid <= 65536 and uid != 65534 for uid in ids)
+        assert len(set(ids[:65535])) == 65535  # distinct until the pool wraps around
+    finally:
+        monkeypatch.undo()
+        sandbox._uid_pool.cache_clear()
+    if userns.uid_map() == [userns.IDENTITY]:
+        assert sandbox.FREE_UIDS[0] <= sandbox._fresh_uid() < sandbox.FREE_UIDS[1]
+
+
+@pytest.mark.skipif(_ordinary_user_problem() is not None,
+                    reason=f"cannot grade as an ordinary user: {_ordinary_user_problem()}")
+def test_without_subordinate_ids_the_grader_says_why(nobody_home):
+    """``nobody`` under no_new_privs (where the setuid newuidmap cannot work): the grader
+    grades in the namespace-only mode and its first line says so and why; when newuidmap
+    is tried all the same, its failure is reported, before anything ran in the namespace."""
+    top, python, env = nobody_home
+    (top / "empty").mkdir(exist_ok=True)
+    os.lchown(top / "empty", 65534, 65534)
+    nnp = [*_as_nobody(python)[:-1], "--no-new-privs", python]
+    done = subprocess.run([*nnp, str(ROOT / "scripts" / "grade.py"), str(top / "empty"),
+                           "--sheet", str(TINY), "--sheets-dir", str(SHEETS)],
+                          env=env, cwd=top, capture_output=True, text=True, timeout=600)
+    assert done.stdout.splitlines()[0] == (
+        "sandbox: ordinary user: every sandbox runs under your own user id 65534, in a user "
+        "namespace of its own (no subordinate ids: this process may not gain privileges "
+        "(no_new_privs), so the setuid newuidmap cannot work)"), done.stdout + done.stderr
+    assert done.returncode == 0 and "graded 0 submissions" in done.stdout, done.stderr
+    if _subordinate_ids_problem() is None:
+        tried = subprocess.run(
+            [*nnp, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import userns\n"
+             "userns.problem = lambda: None\n"
+             "try:\n    userns.run_inside(['/bin/true'])\n"
+             "except userns.Unavailable as exc:\n    print(exc)\n",
+             str(ROOT / "scripts" / "_grading")],
+            env=env, cwd=top, capture_output=True, text=True, timeout=60)
+        assert tried.stdout.startswith("newuidmap failed: "), tried.stdout + tried.stderr
+
+
 def test_a_function_answer_cannot_reach_the_reference(tmp_path):
     """Sheet 4 (seven checks of 1 point): ``matern32``/``matern52`` look for the lecturer's
     Matérn function (importing ``_grading.reference.ch04``, walking the callers' frames) and
