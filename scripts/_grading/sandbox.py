@@ -40,7 +40,7 @@ The grader takes results only from the checks' standard output, in the expected 
 (one ``{"passed", "message"}`` per check, messages cut to 300 characters and scrubbed).
 
 **Limits** (:class:`Limits`), set by each sandboxed script on itself before any student
-code runs, in both modes: address space, CPU time, size of a written file, number of
+code runs, in every mode: address space, CPU time, size of a written file, number of
 processes (``RLIMIT_NPROC``: the processes of the sandbox's own user id, or, when every
 sandbox runs under the lecturer's id, of that id inside the sandbox's user namespace), no
 core dumps; a size-limited ``tmpfs`` for everything the notebook writes;
