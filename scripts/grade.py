@@ -36,6 +36,14 @@ self-checks, which test properties of an answer and never compute it) is replace
 shipped), which recomputes the answer; the grader refuses a sheet whose check cells call a
 check without a reference. Without bubblewrap the grader refuses to run.
 
+Whose user id a sandbox runs under: as root, a fresh unused one for each; as an ordinary user
+with subordinate ids (``/etc/subuid``, ``/etc/subgid`` and the package ``uidmap``), the grader
+runs itself in a user namespace over them and gives each sandbox a host user id of its own
+from that range (``_grading/userns.py``; ``--no-subordinate-ids`` or
+``KMGRADE_SUBORDINATE_IDS=0`` turns this off); otherwise every sandbox runs under the
+lecturer's id, each in a user namespace of its own. The grader's first line of output says
+which applies and why.
+
 Only regular files are graded (a symbolic link, a folder or a device gets one row saying it
 was skipped). A file that is not a notebook, or a notebook of another sheet, gets one row
 saying so. Student names (file stems) are text everywhere: HTML-escaped in the pages, and in
@@ -56,7 +64,7 @@ from pathlib import Path
 
 import make_exercises
 import nbformat
-from _grading import codec, report, sandbox
+from _grading import codec, report, sandbox, userns
 from _grading.sheet import (
     Sheet,
     load_sheet,
@@ -341,9 +349,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=int, default=120, help="seconds per notebook (120)")
     parser.add_argument("--memory-mb", type=int, default=2048, help="memory per notebook (2048)")
     parser.add_argument("--jobs", type=int, default=1, help="notebooks graded at once (1)")
+    parser.add_argument("--no-subordinate-ids", action="store_true",
+                        help="as an ordinary user, run every sandbox under your own user id "
+                             f"even where subordinate ids could give each its own (or set "
+                             f"{userns.SWITCH}=0)")
     parser.add_argument("--weak-sandbox", action="store_true",
                         help="no longer offered: grading needs bubblewrap")
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
+    if args.no_subordinate_ids:
+        os.environ[userns.SWITCH] = "0"
+    why = userns.problem()
+    if why is None and userns.INSIDE not in os.environ:
+        # an ordinary user with subordinate ids: the grader runs again, as root of a user
+        # namespace over them, and each sandbox gets a host user id of its own
+        try:
+            return userns.run_inside([sys.executable, str(Path(__file__).resolve()), *argv])
+        except userns.Unavailable as exc:
+            why = str(exc)
+    print(f"sandbox: {sandbox.mode(why)}", flush=True)
     start = time.perf_counter()
     if args.weak_sandbox:
         print("--weak-sandbox is no longer offered: student code runs only in the bubblewrap "

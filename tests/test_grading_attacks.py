@@ -19,17 +19,19 @@ import base64
 import csv
 import json
 import os
+import pwd
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 import grade
 import make_exercises
 import nbformat
 import pytest
-from _grading import sandbox
+from _grading import sandbox, userns
 from _notebooks import ROOT
 
 SHEETS = ROOT / "tests" / "data" / "grading" / "sheets"
@@ -381,10 +383,60 @@ def _ordinary_user_problem() -> str | None:
     return None if probe.returncode == 0 else "no unprivileged user namespaces here"
 
 
-@pytest.mark.skipif(_ordinary_user_problem() is not None,
-                    reason=f"cannot grade as an ordinary user: {_ordinary_user_problem()}")
-def test_hostile_class_as_an_ordinary_user():
-    """The same class graded by ``nobody`` (bubblewrap with a user namespace)."""
+def _subordinate_ids_problem() -> str | None:
+    """Why ``nobody`` cannot grade with subordinate ids here (what ``userns.problem`` checks)."""
+    for tool in ("newuidmap", "newgidmap"):
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed (apt-get install uidmap)"
+    nobody = pwd.getpwnam("nobody")
+    for path in (userns.SUBUID, userns.SUBGID):
+        if userns._first(path, nobody) is None:
+            return (f"{path} grants nobody no subordinate ids (usermod --add-subuids "
+                    "200000-265535 --add-subgids 200000-265535 nobody)")
+    return None
+
+
+class HostUids:
+    """The host user ids of the sandboxes' Python processes, seen in the host's ``/proc``
+    while the grader runs: the student's notebook and function answers, and the checks.
+    bubblewrap and setpriv, whose command lines also name the script, are left out."""
+
+    KINDS = {b"run_student.py": "student", b"run_function.py": "student",
+             b"run_checks.py": "checks"}
+
+    def __init__(self):
+        self.seen: dict[str, set[int]] = {"student": set(), "checks": set()}
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _watch(self):
+        while not self.done.wait(0.05):
+            for pid in [p for p in os.listdir("/proc") if p.isdigit()]:
+                try:
+                    with open(f"/proc/{pid}/cmdline", "rb") as f:
+                        argv = f.read().split(b"\0")
+                    kind = next((k for s, k in self.KINDS.items()
+                                 if any(a.endswith(b"/" + s) for a in argv)), None)
+                    if kind is None or not os.path.basename(argv[0]).startswith(b"python"):
+                        continue
+                    with open(f"/proc/{pid}/status", encoding="ascii") as f:
+                        uids = next(r.split()[1:3] for r in f if r.startswith("Uid:"))
+                    self.seen[kind] |= {int(u) for u in uids}
+                except (OSError, StopIteration):
+                    continue
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.done.set()
+        self.thread.join()
+
+
+@pytest.fixture(scope="module")
+def nobody_home():
+    """A folder of ``nobody``'s with a Python it can run; its relocated Python is removed."""
     readable = subprocess.run(_as_nobody("test", "-r", str(ROOT / "scripts" / "grade.py")))
     if readable.returncode != 0:
         pytest.skip(f"an ordinary user cannot read this checkout ({ROOT} is in a private "
@@ -393,11 +445,7 @@ def test_hostile_class_as_an_ordinary_user():
     top = Path(tempfile.mkdtemp(prefix="kmgrade-user-test-"))
     try:
         os.chmod(top, 0o755)
-        folder = top / "class"
-        folder.mkdir()
-        expected = _write_class(folder)
-        for path in (top, *top.rglob("*")):
-            os.lchown(path, 65534, 65534)
+        os.lchown(top, 65534, 65534)  # before the Python's hard links: never chown those
         try:
             python = _python_for_nobody(top)
         except OSError as exc:
@@ -406,13 +454,7 @@ def test_hostile_class_as_an_ordinary_user():
                "MPLCONFIGDIR": str(top / ".mpl"), "TMPDIR": str(top), "LANG": "C.UTF-8"}
         if (top / "python" / "lib").is_dir():  # its own libpython, not the system's
             env["LD_LIBRARY_PATH"] = str(top / "python" / "lib")
-        done = subprocess.run(_as_nobody(python, str(ROOT / "scripts" / "grade.py"),
-                                         str(folder), "--sheet", str(TINY), "--sheets-dir",
-                                         str(SHEETS), "--timeout", str(CLASS_LIMITS.timeout),
-                                         "--memory-mb", str(CLASS_LIMITS.memory_mb)),
-                              env=env, cwd=top, capture_output=True, text=True, timeout=900)
-        assert done.returncode == 0, done.stderr[-2000:]
-        _check_outputs(folder, expected)
+        yield top, python, env
     finally:
         index = top / ".cache" / "kmgrade" / "runtime.json"  # nobody's relocated Python
         if index.is_file():
@@ -420,6 +462,103 @@ def test_hostile_class_as_an_ordinary_user():
             if built.name.startswith("kmgrade-runtime-") and built.owner() == "nobody":
                 shutil.rmtree(built, ignore_errors=True)
         shutil.rmtree(top, ignore_errors=True)
+
+
+@pytest.mark.skipif(_ordinary_user_problem() is not None,
+                    reason=f"cannot grade as an ordinary user: {_ordinary_user_problem()}")
+@pytest.mark.parametrize("ids", ["subordinate", "own"])
+def test_hostile_class_as_an_ordinary_user(nobody_home, ids):
+    """The same class graded by ``nobody`` with ``scripts/grade.py``, in its two modes.
+
+    ``subordinate``: with subordinate ids (``/etc/subuid``, ``newuidmap``) the grader runs as
+    root of a user namespace over them, and the host sees every student sandbox's processes
+    under an id of nobody's subordinate range that is neither nobody's nor the checks'.
+    ``own`` (``KMGRADE_SUBORDINATE_IDS=0``, as where no subordinate ids exist): every sandbox
+    runs under nobody's own id, each in a user namespace of its own. The marks are the same.
+    """
+    if ids == "subordinate" and _subordinate_ids_problem() is not None:
+        pytest.skip(f"no subordinate ids for nobody: {_subordinate_ids_problem()}")
+    top, python, env = nobody_home
+    folder = top / f"class-{ids}"
+    folder.mkdir()
+    expected = _write_class(folder)
+    for path in (folder, *folder.rglob("*"), *(top / "gen").rglob("*"), top / "gen"):
+        os.lchown(path, 65534, 65534)
+    if ids == "own":
+        env = dict(env, **{userns.SWITCH: "0"})
+    with HostUids() as watch:
+        done = subprocess.run(_as_nobody(python, str(ROOT / "scripts" / "grade.py"),
+                                         str(folder), "--sheet", str(TINY), "--sheets-dir",
+                                         str(SHEETS), "--timeout", str(CLASS_LIMITS.timeout),
+                                         "--memory-mb", str(CLASS_LIMITS.memory_mb)),
+                              env=env, cwd=top, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-2000:]
+    _check_outputs(folder, expected)
+    students, checks = watch.seen["student"], watch.seen["checks"]
+    assert students and checks, watch.seen
+    mode = [line for line in done.stdout.splitlines() if line.startswith("sandbox: ")]
+    print(f"{mode}\nhost user ids: student sandboxes {sorted(students)}, checks "
+          f"{sorted(checks)}")
+    if ids == "subordinate":
+        start, count = userns._first(userns.SUBUID, pwd.getpwnam("nobody"))
+        assert mode and mode[0].startswith("sandbox: subordinate user ids"), done.stdout
+        assert 65534 not in students | checks
+        assert not students & checks
+        assert all(start <= uid < start + count for uid in students | checks)
+        assert len(students) > len(ATTACKS)  # a fresh id for each sandbox
+    else:
+        assert mode == ["sandbox: ordinary user: every sandbox runs under your own user id "
+                        "65534, in a user namespace of its own (no subordinate ids: switched "
+                        "off (KMGRADE_SUBORDINATE_IDS=0))"], done.stdout
+        assert students == checks == {65534}
+
+
+def test_sandbox_ids_come_from_the_namespace_map(monkeypatch):
+    """Root of the host: ids no account has. Root of a namespace over subordinate ids: ids of
+    its map, never 0 (the grader) nor 65534, each sandbox of a run a different one."""
+    monkeypatch.setattr(userns, "uid_map", lambda: [(0, 1000, 1), (1, 200000, 65536)])
+    monkeypatch.setattr(sandbox.userns, "uid_map", userns.uid_map)
+    monkeypatch.setattr(sandbox, "_uid_next", [])
+    sandbox._uid_pool.cache_clear()
+    try:
+        assert sandbox._uid_pool() == ((1, 65536),)
+        ids = [sandbox._fresh_uid() for _ in range(70_000)]
+        assert all(1 <= uid <= 65536 and uid != 65534 for uid in ids)
+        assert len(set(ids[:65535])) == 65535  # distinct until the pool wraps around
+    finally:
+        monkeypatch.undo()
+        sandbox._uid_pool.cache_clear()
+    if userns.uid_map() == [userns.IDENTITY]:
+        assert sandbox.FREE_UIDS[0] <= sandbox._fresh_uid() < sandbox.FREE_UIDS[1]
+
+
+@pytest.mark.skipif(_ordinary_user_problem() is not None,
+                    reason=f"cannot grade as an ordinary user: {_ordinary_user_problem()}")
+def test_without_subordinate_ids_the_grader_says_why(nobody_home):
+    """``nobody`` under no_new_privs (where the setuid newuidmap cannot work): the grader
+    grades in the namespace-only mode and its first line says so and why; when newuidmap
+    is tried all the same, its failure is reported, before anything ran in the namespace."""
+    top, python, env = nobody_home
+    (top / "empty").mkdir(exist_ok=True)
+    os.lchown(top / "empty", 65534, 65534)
+    nnp = [*_as_nobody(python)[:-1], "--no-new-privs", python]
+    done = subprocess.run([*nnp, str(ROOT / "scripts" / "grade.py"), str(top / "empty"),
+                           "--sheet", str(TINY), "--sheets-dir", str(SHEETS)],
+                          env=env, cwd=top, capture_output=True, text=True, timeout=600)
+    assert done.stdout.splitlines()[0] == (
+        "sandbox: ordinary user: every sandbox runs under your own user id 65534, in a user "
+        "namespace of its own (no subordinate ids: this process may not gain privileges "
+        "(no_new_privs), so the setuid newuidmap cannot work)"), done.stdout + done.stderr
+    assert done.returncode == 0 and "graded 0 submissions" in done.stdout, done.stderr
+    if _subordinate_ids_problem() is None:
+        tried = subprocess.run(
+            [*nnp, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import userns\n"
+             "userns.problem = lambda: None\n"
+             "try:\n    userns.run_inside(['/bin/true'])\n"
+             "except userns.Unavailable as exc:\n    print(exc)\n",
+             str(ROOT / "scripts" / "_grading")],
+            env=env, cwd=top, capture_output=True, text=True, timeout=60)
+        assert tried.stdout.startswith("newuidmap failed: "), tried.stdout + tried.stderr
 
 
 def test_a_function_answer_cannot_reach_the_reference(tmp_path):

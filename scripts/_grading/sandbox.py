@@ -13,11 +13,17 @@ files are compiled with their sandbox paths, all kept under neutrally named fold
 ``/var/tmp``: no file, compiled module, mount table (``/proc/self/mountinfo`` shows a bind
 mount's host folder), environment variable or interpreter attribute in a sandbox names the
 lecturer's repository, environment, Python installation, home or temporary folder. It has
-no network and no capability. Run by root, bubblewrap needs no user namespace and
-``setpriv`` turns the process into a host user without privileges (a fresh unused user id
-for each sandbox); run by an ordinary user, a user namespace maps the process to
-``nobody`` (the host sees the lecturer's id). The lecturer's repository, home folder,
-sheets, ``.git`` and the other submissions are not there at all.
+no network and no capability. The lecturer's repository, home folder, sheets, ``.git``
+and the other submissions are not there at all.
+
+**Whose user id** (:func:`mode` says which applies). Run by root, bubblewrap needs no user
+namespace and ``setpriv`` turns the sandbox's process into a host user without privileges,
+a fresh, otherwise unused user id for each sandbox. Run by an ordinary user who has
+subordinate ids (:mod:`userns`), ``grade.py`` runs in a user namespace where it is root
+over those ids, and the sandboxes run as they do for root, each under a fresh id of the
+range: on the host, a user id that is neither the lecturer's nor another sandbox's.
+Otherwise each sandbox has a user namespace of its own that maps its process to
+``nobody``, and the host sees the lecturer's own id for every sandbox.
 
 1. ``run_student.py`` runs the notebook's cells and sends, on its standard output, the
    answers each check reads as data (:mod:`codec`), as they are at the check cell.
@@ -34,9 +40,10 @@ The grader takes results only from the checks' standard output, in the expected 
 (one ``{"passed", "message"}`` per check, messages cut to 300 characters and scrubbed).
 
 **Limits** (:class:`Limits`), set by each sandboxed script on itself before any student
-code runs, in both modes: address space, CPU time, size of a written file, number of
-processes (``RLIMIT_NPROC``, counted per user inside the sandbox's user namespace when
-not root), no core dumps; a size-limited ``tmpfs`` for everything the notebook writes;
+code runs, in every mode: address space, CPU time, size of a written file, number of
+processes (``RLIMIT_NPROC``: the processes of the sandbox's own user id, or, when every
+sandbox runs under the lecturer's id, of that id inside the sandbox's user namespace), no
+core dumps; a size-limited ``tmpfs`` for everything the notebook writes;
 a cap on the bytes the grader reads back; the wall clock, after which the whole process
 group is killed. Untrusted JSON is checked for size and depth before it is parsed.
 """
@@ -55,6 +62,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +71,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import codec  # noqa: E402
 import runtime  # noqa: E402
+import userns  # noqa: E402
 
 GRACE_SECONDS = 10
 CHECKS_SECONDS = 60
@@ -72,8 +81,8 @@ VENV_IN = "/opt/venv"              # the virtual environment, as the sandbox see
 PYTHON_IN = "/opt/python"          # the Python installation, as the sandbox sees it
 LECTURER_IN = "/opt/lecturer"      # the lecturer's kmlib, seen by the checks sandbox only
 HOME_IN = "/home/student"          # the private folder (a tmpfs)
-STUDENT_UID = 65534                # nobody (inside a user namespace)
-FREE_UIDS = (1_000_000_000, 2_000_000_000)  # root mode: a fresh unused user id per sandbox
+STUDENT_UID = 65534                # nobody (inside a sandbox's own user namespace)
+FREE_UIDS = (1_000_000_000, 2_000_000_000)  # root of the host: a fresh unused id per sandbox
 MAX_STREAM_BYTES = 256 * 2**20     # what the grader reads from a sandbox
 MAX_LINE_BYTES = 64 * 2**20
 MAX_LINE_VALUES = 2_000_000        # JSON values in one line from a sandbox (codec.json_values)
@@ -245,14 +254,74 @@ def _common(stage: Stage, limits: Limits) -> list[str]:
                    "--uid", str(STUDENT_UID), "--gid", str(STUDENT_UID)]
 
 
+@functools.lru_cache(maxsize=1)
+def _uid_pool() -> tuple[tuple[int, int], ...]:
+    """The user ids a sandbox may get, as (first, count) ranges (root mode).
+
+    Root of the host: :data:`FREE_UIDS`, ids no account has. Root of a user namespace (the
+    grader in :mod:`userns`'s namespace of subordinate ids): every id its map holds except
+    0, the grader itself.
+    """
+    mapped = userns.uid_map()
+    if mapped == [userns.IDENTITY]:
+        return ((FREE_UIDS[0], FREE_UIDS[1] - FREE_UIDS[0]),)
+    pool = []
+    for inner, _outer, count in mapped:
+        if inner == 0:
+            inner, count = 1, count - 1
+        if count > 0:
+            pool.append((inner, count))
+    return tuple(pool)
+
+
+_UID_LOCK = threading.Lock()
+_uid_next: list[int] = []
+
+
 def _fresh_uid() -> int:
     """A user id of no other process (root mode), one per sandbox.
 
-    The process limit then counts that sandbox's processes only, and no two share an id.
+    The ids of one grading run are taken in turn from a random place in :func:`_uid_pool`,
+    so no two sandboxes of a run share one (until the pool wraps around: 65,535 sandboxes
+    with subordinate ids) and the process limit counts that sandbox's processes only.
+    ``nobody`` (65534) is never given.
     """
     import secrets
 
-    return secrets.SystemRandom().randrange(*FREE_UIDS)
+    pool = _uid_pool()
+    total = sum(count for _, count in pool)
+    with _UID_LOCK:
+        if not _uid_next:
+            _uid_next.append(secrets.randbelow(total))
+        while True:
+            k = _uid_next[0] % total
+            _uid_next[0] += 1
+            for start, count in pool:
+                if k < count:
+                    uid = start + k
+                    break
+                k -= count
+            if uid != STUDENT_UID:
+                return uid
+
+
+def mode(why_not_subordinate: str | None = None) -> str:
+    """Under which host user ids the sandboxes run here, in a sentence for the console."""
+    if not _as_root():
+        why = f" (no subordinate ids: {why_not_subordinate})" if why_not_subordinate else ""
+        return (f"ordinary user: every sandbox runs under your own user id {os.getuid()}, "
+                f"in a user namespace of its own{why}")
+    mapped = userns.uid_map()
+    if mapped == [userns.IDENTITY]:
+        return "root: each sandbox runs under a fresh, otherwise unused user id"
+    own = next((outer for inner, outer, _ in mapped if inner == 0), None)
+    ranges = ", ".join(f"{outer}-{outer + count - 1}" for inner, outer, count in mapped
+                       if inner != 0)
+    if userns.inside():
+        return (f"subordinate user ids: each sandbox runs under a host user id of its own "
+                f"from {ranges}, not yours ({own})")
+    return (f"root of a user namespace (you are {own} on the host): each sandbox runs "
+            f"under a fresh user id of its map ({ranges})")
 
 
 def _drop(uid: int) -> list[str]:
@@ -284,7 +353,7 @@ def bwrap_problem() -> str | None:
     stage = None
     try:
         stage = Stage()
-        proc = _spawn([exe, *_common(stage, Limits()), "--", *_drop(STUDENT_UID),
+        proc = _spawn([exe, *_common(stage, Limits()), "--", *_drop(_fresh_uid()),
                        _python_in(), "-I", "-c", "import numpy"],
                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                       stderr=subprocess.PIPE)
