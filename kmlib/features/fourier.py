@@ -13,6 +13,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
 from .. import _dask
+from .._blocks import row_blocks
 from .._typing import Seed
 from .._validation import (
     check_feature_names,
@@ -226,23 +227,27 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         W = self.W_
         A = _check_transform_input(X, self)
         n, D = A.shape[0], W.shape[1]
-        if self.variant == "cos_sin":
-            # one matrix product, then sin(t) = cos(t - pi/2) so that a single
-            # in-place cosine runs over the contiguous (n, 2D) output
-            out = np.empty((n, 2 * D))
-            if scipy.sparse.issparse(A):
-                out[:, :D] = A @ W
+        pair = self.variant == "cos_sin"
+        u = self.u_
+        scale = 1.0 / math.sqrt(D) if pair else math.sqrt(2.0 / D)
+        out = np.empty((n, 2 * D if pair else D))
+        AW = np.asarray(A @ W) if scipy.sparse.issparse(A) else None   # (dense: per block)
+        # Blocks of rows that stay in cache: each one's passes (the product, the shift,
+        # the cosine, the scaling) read what the previous pass just wrote.
+        for blk in row_blocks(n, out.itemsize * out.shape[1], cache=True):
+            o = out[blk]
+            t = o[:, :D]
+            if AW is not None:
+                t[...] = AW[blk]
             else:
-                np.matmul(A, W, out=out[:, :D])
-            np.subtract(out[:, :D], 0.5 * np.pi, out=out[:, D:])
-            scale = 1.0 / math.sqrt(D)
-        else:
-            out = A @ W
-            assert self.u_ is not None  # fitted with variant="cos_phase"
-            out += self.u_
-            scale = math.sqrt(2.0 / D)
-        np.cos(out, out=out)
-        out *= scale
+                np.matmul(A[blk], W, out=t)
+            if pair:   # sin(t) = cos(t - pi/2): one cosine over the contiguous block
+                np.subtract(t, 0.5 * np.pi, out=o[:, D:])
+            else:
+                assert u is not None  # fitted with variant="cos_phase"
+                t += u
+            np.cos(o, out=o)
+            o *= scale
         return out
 
 

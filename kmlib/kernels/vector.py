@@ -10,6 +10,7 @@ finite and fast for any ``nu``.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse
 from scipy import special
 
 from .._validation import (
@@ -60,6 +61,31 @@ class _OfDistance(Kernel):
     def _paired(self, X, Y):
         D = X - Y
         return self._profile(_rowdot(D, D))
+
+    def _rows_of(self, X):
+        """``rows(idx)``, the rows ``k(X[idx], X)`` of the Gram matrix of a dense, checked ``X``.
+
+        For SMO's kernel cache, which asks for a few rows at a time: the centred points
+        and their squared norms are prepared once (the products of :func:`_sq_dists`
+        with the mean of all of ``X`` as the shift), so a call is one small matrix product
+        and the profile.  ``None`` for a sparse ``X``.  A row's own entry is exact.
+        """
+        if scipy.sparse.issparse(X):
+            return None
+        with np.errstate(over="ignore", invalid="ignore"):       # (the caller checks)
+            Xc = X - X.mean(axis=0)
+            xx = np.einsum("ij,ij->i", Xc, Xc)
+            A = np.column_stack([-2.0 * Xc, xx, np.ones_like(xx)])  # rows [-2 x, |x|^2, 1]
+        Bt = np.vstack([Xc.T, np.ones_like(xx), xx])                # columns [x, 1, |x|^2]
+
+        def rows(idx):
+            with np.errstate(over="ignore", invalid="ignore"):   # (the caller checks)
+                D = A[idx] @ Bt
+                np.abs(D, out=D)
+                D[np.arange(len(idx)), idx] = 0.0
+                return self._profile(D)
+
+        return rows
 
 
 class _Linear(_OfInner):

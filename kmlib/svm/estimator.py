@@ -16,7 +16,6 @@ from .._estimator_inputs import (
     BinaryKernelClassifier,
     fit_inputs,
 )
-from .._linalg import one_blas_thread
 from .._validation import (
     check_gram_psd,
     check_sample_weight,
@@ -167,8 +166,7 @@ class KernelSVM(BinaryKernelClassifier):
                 raise ValueError(f"KernelSVM.fit: sample_weight gives no positive weight to "
                                  f"{who}; each class needs a point of positive weight")
             C = np.where(w > 0, C, 0.0) * w
-        with one_blas_thread():  # the kernel's blocks of rows are small matrix products
-            a, b, objective, n_iter, converged = _smo(rows, y, C, tol, max_iter)
+        a, b, objective, n_iter, converged = _smo(rows, y, C, tol, max_iter)
         if not converged:
             warnings.warn(
                 f"KernelSVM: SMO stopped after max_iter={max_iter} iterations before the "
