@@ -464,13 +464,15 @@ def test_kernel_rows_prepared_once_are_the_gram_rows(k):
 
 
 def test_kernel_rows_of_sparse_or_overflowing_inputs():
-    # a sparse X takes the kernel's own calls (rows from k(X[rows], X)); a squared
-    # distance beyond float64's range is a ValueError, as from k(X) itself
+    # a sparse X, or one whose squared distances may overflow, takes the kernel's own
+    # calls (rows from k(X[rows], X)); a squared distance beyond float64's range is then
+    # a ValueError, as from k(X) itself
     import scipy.sparse
 
     X = np.random.default_rng(4).normal(size=(40, 3))
     k = kernels.gaussian(1.0)
     assert k._rows_of(scipy.sparse.csr_matrix(X)) is None
+    assert k._rows_of(1e160 * X) is None and k._rows_of(1e150 * X) is not None
     rows = _Rows.of_kernel(k, scipy.sparse.csr_matrix(X))
     np.testing.assert_allclose(rows(5), k(X)[5], rtol=1e-12)
     with pytest.raises(ValueError, match="non-finite"):

@@ -68,22 +68,26 @@ class _OfDistance(Kernel):
         For SMO's kernel cache, which asks for a few rows at a time: the centred points
         and their squared norms are prepared once (the products of :func:`_sq_dists`
         with the mean of all of ``X`` as the shift), so a call is one small matrix product
-        and the profile.  ``None`` for a sparse ``X``.  A row's own entry is exact.
+        and the profile.  A row's own entry is exact.  Every distance is at most
+        ``4 max |x - mean|^2``; when that is not finite (or ``X`` is sparse) the result
+        is ``None``, and the caller evaluates the kernel itself (which reports overflow).
         """
         if scipy.sparse.issparse(X):
             return None
-        with np.errstate(over="ignore", invalid="ignore"):       # (the caller checks)
+        with np.errstate(over="ignore", invalid="ignore"):
             Xc = X - X.mean(axis=0)
             xx = np.einsum("ij,ij->i", Xc, Xc)
-            A = np.column_stack([-2.0 * Xc, xx, np.ones_like(xx)])  # rows [-2 x, |x|^2, 1]
-        Bt = np.vstack([Xc.T, np.ones_like(xx), xx])                # columns [x, 1, |x|^2]
+            if not np.isfinite(4.0 * np.max(xx)):
+                return None
+        A = np.column_stack([-2.0 * Xc, xx, np.ones_like(xx)])  # rows [-2 x, |x|^2, 1]
+        Bt = np.vstack([Xc.T, np.ones_like(xx), xx])            # columns [x, 1, |x|^2]
 
         def rows(idx):
-            with np.errstate(over="ignore", invalid="ignore"):   # (the caller checks)
-                D = A[idx] @ Bt
-                np.abs(D, out=D)
-                D[np.arange(len(idx)), idx] = 0.0
-                return self._profile(D)
+            D = A[idx] @ Bt
+            np.abs(D, out=D)
+            D[np.arange(len(idx)), idx] = 0.0
+            with np.errstate(over="ignore", invalid="ignore"):   # as in Kernel.__call__
+                return self._profile(D)   # (finite: every profile keeps distances finite)
 
         return rows
 

@@ -231,14 +231,7 @@ class _Rows:
         fast = getattr(kernel, "_rows_of", None)   # kmlib's kernels of a distance
         rows = fast(X) if fast is not None else None
         if rows is not None:                        # X prepared once: a call costs little
-            def fetch(rs: np.ndarray) -> NDArray[np.float64]:
-                R = rows(rs)
-                if not np.isfinite(R.sum()):
-                    raise ValueError(f"the Gram matrix of {kernel!r} has non-finite entries "
-                                     "(overflow); rescale the inputs or choose a larger "
-                                     "bandwidth")
-                return R
-            return cls(fetch, diag, block=2)
+            return cls(rows, diag, block=2)
         # A call's fixed cost, a few passes over X, is that of about d/2 more rows of n
         # kernel values; blocks stay below 2^16 values (no tiling inside the kernel).
         # (kmlib's kernels check their values are finite themselves.)
