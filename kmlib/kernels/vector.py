@@ -80,7 +80,7 @@ class _OfDistance(Kernel):
             if not np.isfinite(4.0 * np.max(xx)):
                 return None
         A = np.column_stack([-2.0 * Xc, xx, np.ones_like(xx)])  # rows [-2 x, |x|^2, 1]
-        Bt = np.vstack([Xc.T, np.ones_like(xx), xx])            # columns [x, 1, |x|^2]
+        Bt = np.ascontiguousarray(np.vstack([Xc.T, np.ones_like(xx), xx]))  # [x, 1, |x|^2]
 
         def rows(idx):
             D = A[idx] @ Bt

@@ -25,6 +25,13 @@ from ..kernels.base import Kernel
 _TAU = 1e-12
 
 
+#: Rows kept by the kernel cache of :class:`_Rows` (with their curvatures): SMO's working
+#: pairs revisit a few hundred points; on two moons (n = 3000 and 5000) and the digits a
+#: cache of 256 rows recomputes at most 4 % more rows than an unbounded one and runs
+#: faster, its memory being reused rather than newly mapped.
+CACHE_ROWS = 256
+
+
 class SMOResult(NamedTuple):
     """What :func:`smo_solve` returns (unpacks like a tuple, in this order)."""
 
@@ -194,9 +201,10 @@ class _Rows:
 
     SMO reads the rows :math:`K_{i\cdot}` and :math:`K_{j\cdot}` of its working pair, and
     for i also the curvatures :math:`\max(K_{ii} + K_{tt} - 2K_{it}, \tau)^{-1/2}` for all t
-    (:meth:`pivot`); both are kept, at most ``working_memory`` MiB of them (the memory
-    setting of :mod:`kmlib._blocks`), the oldest forgotten
-    first.  From a kernel (:meth:`of_kernel`) SMO touches only the rows of the points it
+    (:meth:`pivot`); both are kept, at most :data:`CACHE_ROWS` rows and ``working_memory``
+    MiB of them (the memory setting of :mod:`kmlib._blocks`), the oldest forgotten
+    first (a new row then reuses a forgotten one's memory, which costs less than fresh
+    pages).  From a kernel (:meth:`of_kernel`) SMO touches only the rows of the points it
     selects (a few hundred to a few thousand), which avoids the O(n^2) cost of the full
     Gram matrix, as LIBSVM's kernel cache does.  A kernel call costs a few passes over X
     besides its arithmetic, so a missing row is computed in one call together with up to
@@ -208,10 +216,12 @@ class _Rows:
                  diag: NDArray[np.float64], block: int = 1) -> None:
         self.fetch, self.diag, self.block = fetch, diag, block   # fetch(rs) = K[rs]
         self.n = len(diag)
+        same = self.n > 0 and bool(np.all(diag == diag[0]))   # e.g. k(x, x) = 1
+        self.diag_value: float | None = float(diag[0]) if same else None
         self.cache: dict[int, NDArray[np.float64]] = {}
         self.curvs: dict[int, NDArray[np.float64]] = {}
         self.cached = np.zeros(self.n, dtype=bool)
-        self.max_rows = block_rows(16 * self.n, min_rows=2 * block)
+        self.max_rows = block_rows(16 * self.n, min_rows=2 * block, max_rows=CACHE_ROWS)
         self.violation: Callable[[], NDArray[np.float64]] | None = None
 
     @classmethod
@@ -244,15 +254,18 @@ class _Rows:
         hit = self.cache.get(t)
         if hit is not None:
             return hit
-        idx = np.array([t])
+        idx = [t]
         if self.block > 1 and self.violation is not None:
             v = self.violation()
             v[self.cached] = -np.inf
             v[t] = -np.inf
-            top = (np.argpartition(v, 1 - self.block)[1 - self.block:] if self.block > 2
-                   else np.array([v.argmax()]))
-            idx = np.concatenate((idx, top[v[top] > 0]))
-        for u, r in zip(idx.tolist(), self.fetch(idx), strict=True):
+            if self.block == 2:
+                u = int(v.argmax())
+                idx += [u] if v[u] > 0 else []
+            else:
+                top = np.argpartition(v, 1 - self.block)[1 - self.block:]
+                idx += top[v[top] > 0].tolist()
+        for u, r in zip(idx, self.fetch(np.array(idx)), strict=True):
             if len(self.cache) >= self.max_rows:  # rows of one block leave together (FIFO)
                 old = next(iter(self.cache))
                 del self.cache[old]
@@ -267,8 +280,11 @@ class _Rows:
         r, c = self(i), self.curvs.get(i)
         if c is None:
             c = r * -2.0
-            c += self.diag
-            c += self.diag[i]
+            if self.diag_value is None:
+                c += self.diag
+                c += self.diag[i]
+            else:                            # a constant diagonal: one pass fewer
+                c += self.diag_value + self.diag[i]
             np.maximum(c, _TAU, out=c)
             self.curvs[i] = c = np.reciprocal(np.sqrt(c, out=c), out=c)
         return r, c
