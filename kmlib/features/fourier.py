@@ -228,24 +228,22 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         A = _check_transform_input(X, self)
         n, D = A.shape[0], W.shape[1]
         pair = self.variant == "cos_sin"
-        u = self.u_
         scale = 1.0 / math.sqrt(D) if pair else math.sqrt(2.0 / D)
         out = np.empty((n, 2 * D if pair else D))
-        AW = np.asarray(A @ W) if scipy.sparse.issparse(A) else None   # (dense: per block)
-        # Blocks of rows that stay in cache: each one's passes (the product, the shift,
-        # the cosine, the scaling) read what the previous pass just wrote.
+        if scipy.sparse.issparse(A):
+            out[:, :D] = A @ W
+        else:
+            np.matmul(A, W, out=out[:, :D])     # one product: BLAS's own blocking
+        u = self.u_
+        # Then blocks of rows that stay in cache: each block's passes (the shift, the
+        # cosine, the scaling) read what the previous pass just wrote.
         for blk in row_blocks(n, out.itemsize * out.shape[1], cache=True):
             o = out[blk]
-            t = o[:, :D]
-            if AW is not None:
-                t[...] = AW[blk]
-            else:
-                np.matmul(A[blk], W, out=t)
             if pair:   # sin(t) = cos(t - pi/2): one cosine over the contiguous block
-                np.subtract(t, 0.5 * np.pi, out=o[:, D:])
+                np.subtract(o[:, :D], 0.5 * np.pi, out=o[:, D:])
             else:
                 assert u is not None  # fitted with variant="cos_phase"
-                t += u
+                o += u
             np.cos(o, out=o)
             o *= scale
         return out
