@@ -20,7 +20,6 @@ from .._validation import (
     check_fitted,
     check_matrix,
     check_rng,
-    finite_result,
     preserve_float32,
     validate_args,
     validate_params,
@@ -31,6 +30,7 @@ from ..kernels.vector import spectral_family
 from ._common import (
     _KERNELS,
     _VARIANTS,
+    _check_finite_output,
     _check_transform_input,
 )
 
@@ -207,7 +207,6 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         self.n_features_in_, self._n_features_out = d, self.n_output_features_
         return self
 
-    @finite_result
     @preserve_float32
     def transform(self, X: ArrayLike) -> np.ndarray:
         """Map ``X`` to the random features.
@@ -230,23 +229,27 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         pair = self.variant == "cos_sin"
         scale = 1.0 / math.sqrt(D) if pair else math.sqrt(2.0 / D)
         out = np.empty((n, 2 * D if pair else D))
-        if scipy.sparse.issparse(A):
-            out[:, :D] = A @ W
-        else:
-            np.matmul(A, W, out=out[:, :D])     # one product: BLAS's own blocking
         u = self.u_
-        # Then blocks of rows that stay in cache: each block's passes (the shift, the
-        # cosine, the scaling) read what the previous pass just wrote.
-        for blk in row_blocks(n, out.itemsize * out.shape[1], cache=True):
-            o = out[blk]
-            if pair:   # sin(t) = cos(t - pi/2): one cosine over the contiguous block
-                np.subtract(o[:, :D], 0.5 * np.pi, out=o[:, D:])
+        total = 0.0
+        with np.errstate(over="ignore", invalid="ignore"):   # (an overflow: checked below)
+            if scipy.sparse.issparse(A):
+                out[:, :D] = A @ W
             else:
-                assert u is not None  # fitted with variant="cos_phase"
-                o += u
-            np.cos(o, out=o)
-            o *= scale
-        return out
+                np.matmul(A, W, out=out[:, :D])     # one product: BLAS's own blocking
+            # Then blocks of rows that stay in cache: each block's passes (the shift, the
+            # cosine, the scaling, the sum that shows an overflow of X @ W) read what the
+            # previous pass just wrote.
+            for blk in row_blocks(n, out.itemsize * out.shape[1], cache=True):
+                o = out[blk]
+                if pair:   # sin(t) = cos(t - pi/2): one cosine over the contiguous block
+                    np.subtract(o[:, :D], 0.5 * np.pi, out=o[:, D:])
+                else:
+                    assert u is not None  # fitted with variant="cos_phase"
+                    o += u
+                np.cos(o, out=o)
+                o *= scale
+                total += float(o.sum())
+        return _check_finite_output(total, out, "RandomFourierFeatures.transform")
 
 
 @validate_args({"N": [POSITIVE_INT], "eps": [_UNIT], "delta": [_UNIT],

@@ -27,12 +27,12 @@ from .._validation import (
     check_matrix,
     check_rng,
     check_square,
-    finite_result,
     preserve_float32,
     validate_params,
 )
 from .._validation.params import POSITIVE, POSITIVE_INT
 from ._common import (
+    _check_finite_output,
     _check_transform_input,
 )
 
@@ -142,7 +142,6 @@ class Nystroem(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         self.n_features_in_, self._n_features_out = X.shape[1], m
         return self
 
-    @finite_result
     @preserve_float32
     def transform(self, X: ArrayLike) -> np.ndarray:
         """Nystroem features ``Phi = k(X, components_) @ normalization_``.
@@ -163,6 +162,8 @@ class Nystroem(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         L, T = self.components_, self.normalization_
         n = A.shape[0]
         out = np.empty((n, T.shape[1]))
-        for blk in row_blocks(n, 8 * T.shape[0]):  # k(X_b, L): working_memory MiB
-            np.matmul(self._gram(A[blk], L), T, out=out[blk])
-        return out
+        with np.errstate(over="ignore", invalid="ignore"):   # (an overflow: checked below)
+            for blk in row_blocks(n, 8 * T.shape[0]):  # k(X_b, L): working_memory MiB
+                np.matmul(self._gram(A[blk], L), T, out=out[blk])
+            total = float(out.sum())
+        return _check_finite_output(total, out, "Nystroem.transform")
