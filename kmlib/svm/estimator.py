@@ -106,7 +106,7 @@ class KernelSVM(BinaryKernelClassifier):
     (for kmlib's Gaussian, Laplacian, Matern and squared-distance kernels, from the
     centred points and their squared norms prepared once), a few at a time (a missing
     row with that of the worst KKT violator), and cached (as LIBSVM's kernel cache
-    does, at most 256 rows), plus the diagonal.  At n = 5000 this
+    does), plus the diagonal.  At n = 5000 this
     is several times faster than evaluating all n^2 entries.  With
     ``kernel="precomputed"`` the rows are views of the given matrix.  The
     solver itself is :func:`smo_solve`; multiclass problems go through

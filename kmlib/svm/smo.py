@@ -25,13 +25,6 @@ from ..kernels.base import Kernel
 _TAU = 1e-12
 
 
-#: Rows kept by the kernel cache of :class:`_Rows` (with their curvatures): SMO's working
-#: pairs revisit a few hundred points; on two moons (n = 3000 and 5000) and the digits a
-#: cache of 256 rows recomputes at most 4 % more rows than an unbounded one and runs
-#: faster, its memory being reused rather than newly mapped.
-CACHE_ROWS = 256
-
-
 class SMOResult(NamedTuple):
     """What :func:`smo_solve` returns (unpacks like a tuple, in this order)."""
 
@@ -201,10 +194,9 @@ class _Rows:
 
     SMO reads the rows :math:`K_{i\cdot}` and :math:`K_{j\cdot}` of its working pair, and
     for i also the curvatures :math:`\max(K_{ii} + K_{tt} - 2K_{it}, \tau)^{-1/2}` for all t
-    (:meth:`pivot`); both are kept, at most :data:`CACHE_ROWS` rows and ``working_memory``
-    MiB of them (the memory setting of :mod:`kmlib._blocks`), the oldest forgotten
-    first (a new row then reuses a forgotten one's memory, which costs less than fresh
-    pages).  From a kernel (:meth:`of_kernel`) SMO touches only the rows of the points it
+    (:meth:`pivot`); both are kept, at most ``working_memory`` MiB of them (the memory
+    setting of :mod:`kmlib._blocks`), the oldest forgotten
+    first.  From a kernel (:meth:`of_kernel`) SMO touches only the rows of the points it
     selects (a few hundred to a few thousand), which avoids the O(n^2) cost of the full
     Gram matrix, as LIBSVM's kernel cache does.  A kernel call costs a few passes over X
     besides its arithmetic, so a missing row is computed in one call together with up to
@@ -221,7 +213,7 @@ class _Rows:
         self.cache: dict[int, NDArray[np.float64]] = {}
         self.curvs: dict[int, NDArray[np.float64]] = {}
         self.cached = np.zeros(self.n, dtype=bool)
-        self.max_rows = block_rows(16 * self.n, min_rows=2 * block, max_rows=CACHE_ROWS)
+        self.max_rows = block_rows(16 * self.n, min_rows=2 * block)
         self.violation: Callable[[], NDArray[np.float64]] | None = None
 
     @classmethod
