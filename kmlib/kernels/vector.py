@@ -87,7 +87,7 @@ class _OfDistance(Kernel):
             np.abs(D, out=D)
             D[np.arange(len(idx)), idx] = 0.0
             with np.errstate(over="ignore", invalid="ignore"):   # as in Kernel.__call__
-                return self._profile(D)   # (finite: every profile keeps distances finite)
+                return self._profile(D)   # (finite distances give finite values)
 
         return rows
 
