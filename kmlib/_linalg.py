@@ -189,12 +189,16 @@ def full_column_rank(X: np.ndarray) -> bool:
     return bool(r[-1] > rank_tol(r, max(n, p))) if r[0] > 0 else False
 
 
-def gram_cholesky(X: np.ndarray, lam: float, what: str) -> Any:
-    """Cholesky factor of ``X^T X + lam I`` (``ValueError`` when it is singular)."""
+def gram_cholesky(X: np.ndarray, lam: float, what: str, G: np.ndarray | None = None) -> Any:
+    """Cholesky factor of ``X^T X + lam I`` (``ValueError`` when it is singular).
+
+    ``G``: ``X^T X`` when the caller has formed it (it is overwritten).
+    """
     p = X.shape[1]
     if lam == 0 and not full_column_rank(X):
         raise rank_deficiency_error(X, what)
-    G = X.T @ X
+    if G is None:
+        G = X.T @ X
     G[np.diag_indices(p)] += lam
     try:
         return sla.cho_factor(G, lower=False, overwrite_a=True, check_finite=False)

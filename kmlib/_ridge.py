@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 from ._validation import EPS, rank_tol
 
 __all__ = ["standardize_columns", "rank_mask", "ridge_filter", "shrinkage", "ridge_svd_path",
-           "pow2_scale"]
+           "pow2_scale", "gram_unscaled"]
 
 #: Designs whose largest entry exceeds this are scaled before their squares are formed.
 _HUGE = 2.0**200
@@ -37,8 +37,18 @@ def pow2_scale(X: np.ndarray) -> float:
     solution of ``X`` with penalty ``lam`` is ``1/s`` times the one of ``X / s`` with
     penalty ``lam / s^2``; scaling by a power of two is exact.
     """
-    top = float(np.max(np.abs(X))) if X.size else 0.0
+    top = max(float(X.max()), -float(X.min())) if X.size else 0.0   # (no |X| temporary)
     return float(2.0 ** np.frexp(top)[1]) if top > _HUGE else 1.0
+
+
+def gram_unscaled(G: np.ndarray) -> bool:
+    """Whether :func:`pow2_scale` is 1 for the ``X`` of ``G = X^T X`` (or ``X X^T``), read off G.
+
+    ``X_ij^2 <= G_jj``, so a diagonal at most ``2^399`` bounds every |entry| below
+    ``2^199.5 (1 + eps) < _HUGE``; the pass over ``X`` of :func:`pow2_scale` is then not
+    needed.  False (also for a diagonal that overflowed) leaves the decision to it.
+    """
+    return bool(np.max(np.diagonal(G)) <= 2.0**399) if G.size else True
 
 
 def standardize_columns(X: np.ndarray, u: np.ndarray | None = None, *, center: bool = True,

@@ -452,3 +452,25 @@ def test_rff_takes_a_kernel_object_like_the_other_estimators(kernel_obj, named):
             RandomFourierFeatures(kernel=kernel_obj, sigma=sigma).fit(X)
     with pytest.raises(ValueError, match="spectral density"):
         RandomFourierFeatures(kernel=kernels.polynomial(2)).fit(X)
+
+
+def test_transforms_report_an_overflow_instead_of_returning_nan():
+    # reference: float64's range; X @ W beyond it makes cos NaN (RFF), and kernel values
+    # near it times a large normalisation overflow (Nystroem with (x.y)^2 fitted on small
+    # points); both raise the ValueError of kmlib's finite results.  Features near the
+    # top of the range pass (their sum overflows, every entry is looked at), and so do
+    # ordinary ones
+    from kmlib.kernels import polynomial
+
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    rff = RandomFourierFeatures(sigma=1e-300, n_features=5, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="the result is not finite"):
+        rff.transform(1e10 * X)
+    assert np.all(np.abs(rff.transform(X)) <= 1 / math.sqrt(5))
+    nys = Nystroem(kernel=polynomial(2, 0.0), n_components=3, random_state=0).fit(0.01 * X)
+    with pytest.raises(ValueError, match="the result is not finite"):
+        nys.transform(1e154 * X)
+    big = nys.transform(2e153 * X)
+    with np.errstate(over="ignore"):
+        assert np.all(np.isfinite(big)) and not np.isfinite(big.sum())
+    assert np.all(np.isfinite(nys.transform(X)))

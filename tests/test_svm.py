@@ -439,3 +439,43 @@ def test_rows_computed_in_blocks_and_forgotten_give_the_gram_matrix_solution():
         np.testing.assert_allclose(a, ref.a, atol=1e-4)
         assert abs(obj - ref.objective) <= 1e-9 * ref.objective
         assert abs(b - ref.b) <= 1e-6
+
+
+@pytest.mark.parametrize("k", [kernels.gaussian(0.7), kernels.laplacian(1.3),
+                               kernels.matern(1.5, 0.8), kernels.matern(2.2, 0.8),
+                               kernels.squared_distance()])
+def test_kernel_rows_prepared_once_are_the_gram_rows(k):
+    # reference: the rows of the kernel's own Gram matrix k(X) (and, for the Gaussian
+    # kernel, scikit-learn's rbf_kernel), on points far from the origin, where
+    # |x|^2 + |y|^2 - 2 x.y cancels unless the points are centred first
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    rng = np.random.default_rng(3)
+    X = 1e3 + rng.normal(size=(60, 3))
+    idx = np.array([0, 7, 59])
+    R = k._rows_of(X)(idx)
+    G = k(X)
+    np.testing.assert_allclose(R, G[idx], rtol=1e-10, atol=1e-12 * np.max(np.abs(G)))
+    np.testing.assert_array_equal(R[np.arange(3), idx], k.diag(X)[idx])  # own entry exact
+    if repr(k).startswith("gaussian"):
+        Z = X - 1e3   # (scikit-learn does not centre: its distances of X lose 1e-10)
+        np.testing.assert_allclose(R, rbf_kernel(Z[idx], Z, gamma=1 / (2 * 0.7**2)),
+                                   rtol=1e-10, atol=1e-15)
+
+
+def test_kernel_rows_of_sparse_or_overflowing_inputs():
+    # a sparse X, or one whose squared distances may overflow, takes the kernel's own
+    # calls (rows from k(X[rows], X)); a squared distance beyond float64's range is then
+    # a ValueError, as from k(X) itself
+    import scipy.sparse
+
+    X = np.random.default_rng(4).normal(size=(40, 3))
+    k = kernels.gaussian(1.0)
+    assert k._rows_of(scipy.sparse.csr_matrix(X)) is None
+    assert k._rows_of(1e160 * X) is None and k._rows_of(1e150 * X) is not None
+    rows = _Rows.of_kernel(k, scipy.sparse.csr_matrix(X))
+    np.testing.assert_allclose(rows(5), k(X)[5], rtol=1e-12)
+    with pytest.raises(ValueError, match="non-finite"):
+        kernels.squared_distance()(1e160 * X)
+    with pytest.raises(ValueError, match="non-finite"):
+        _Rows.of_kernel(kernels.squared_distance(), 1e160 * X)(5)

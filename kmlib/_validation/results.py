@@ -9,12 +9,18 @@ import numpy as np
 
 
 def check_finite_result(value: Any, what: str, advice: str = "", *,
-                        allow_inf: bool = False) -> Any:
+                        allow_inf: bool = False, total: float | None = None) -> Any:
     """Raise unless the computed ``value`` is finite (``allow_inf``: is not NaN).
 
     Used after a computation whose inputs were finite but whose result over- or
     underflowed (e.g. data of size 1e200), so that it never returns inf or NaN silently.
+    ``total``, the sum of ``value``'s entries when the caller has it (a transform sums its
+    blocks while they are in cache): a finite sum means finite entries, and only a sum
+    that is not finite (a bad entry, or finite entries whose sum overflows) leads to a
+    look at every entry, so a large result needs no full-size temporary.
     """
+    if total is not None and np.isfinite(total) and not allow_inf:
+        return value
     if np.any(np.isnan(value) if allow_inf else ~np.isfinite(value)):
         raise ValueError(
             f"{what} is not finite (overflow or underflow in floating point, or a NaN among "

@@ -13,12 +13,13 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
 from .. import _dask
+from .._blocks import row_blocks
 from .._typing import Seed
 from .._validation import (
     as_generator,
+    check_finite_result,
     check_matrix,
     check_predict_input,
-    finite_result,
     preserve_float32,
     validate_args,
     validate_params,
@@ -206,7 +207,6 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         self.n_features_in_, self._n_features_out = d, self.n_output_features_
         return self
 
-    @finite_result
     @preserve_float32
     def transform(self, X: ArrayLike) -> np.ndarray:
         """Map ``X`` to the random features.
@@ -225,24 +225,31 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         A = check_predict_input(self, X, "W_", accept_sparse=True)
         W = self.W_
         n, D = A.shape[0], W.shape[1]
-        if self.variant == "cos_sin":
-            # one matrix product, then sin(t) = cos(t - pi/2) so that a single
-            # in-place cosine runs over the contiguous (n, 2D) output
-            out = np.empty((n, 2 * D))
+        pair = self.variant == "cos_sin"
+        scale = 1.0 / math.sqrt(D) if pair else math.sqrt(2.0 / D)
+        out = np.empty((n, 2 * D if pair else D))
+        u = self.u_
+        total = 0.0
+        with np.errstate(over="ignore", invalid="ignore"):   # (an overflow: checked below)
             if scipy.sparse.issparse(A):
                 out[:, :D] = A @ W
             else:
-                np.matmul(A, W, out=out[:, :D])
-            np.subtract(out[:, :D], 0.5 * np.pi, out=out[:, D:])
-            scale = 1.0 / math.sqrt(D)
-        else:
-            out = A @ W
-            assert self.u_ is not None  # fitted with variant="cos_phase"
-            out += self.u_
-            scale = math.sqrt(2.0 / D)
-        np.cos(out, out=out)
-        out *= scale
-        return out
+                np.matmul(A, W, out=out[:, :D])     # one product: BLAS's own blocking
+            # Then blocks of rows that stay in cache: each block's passes (the shift, the
+            # cosine, the scaling, the sum that shows an overflow of X @ W) read what the
+            # previous pass just wrote.
+            for blk in row_blocks(n, out.itemsize * out.shape[1], cache=True):
+                o = out[blk]
+                if pair:   # sin(t) = cos(t - pi/2): one cosine over the contiguous block
+                    np.subtract(o[:, :D], 0.5 * np.pi, out=o[:, D:])
+                else:
+                    assert u is not None  # fitted with variant="cos_phase"
+                    o += u
+                np.cos(o, out=o)
+                o *= scale
+                total += float(o.sum())
+        return check_finite_result(out, "RandomFourierFeatures.transform: the result",
+                                   total=total)
 
 
 @validate_args({"N": [POSITIVE_INT], "eps": [_UNIT], "delta": [_UNIT],

@@ -23,11 +23,11 @@ from .._linalg import eigh_owned, psd_eigenpairs
 from .._typing import KernelFunc, Seed
 from .._validation import (
     as_generator,
+    check_finite_result,
     check_gram_psd,
     check_matrix,
     check_predict_input,
     check_square,
-    finite_result,
     preserve_float32,
     validate_params,
 )
@@ -139,7 +139,6 @@ class Nystroem(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         self.n_features_in_, self._n_features_out = X.shape[1], m
         return self
 
-    @finite_result
     @preserve_float32
     def transform(self, X: ArrayLike) -> np.ndarray:
         """Nystroem features ``Phi = k(X, components_) @ normalization_``.
@@ -159,6 +158,8 @@ class Nystroem(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         L, T = self.components_, self.normalization_
         n = A.shape[0]
         out = np.empty((n, T.shape[1]))
-        for blk in row_blocks(n, 8 * T.shape[0]):  # k(X_b, L): working_memory MiB
-            np.matmul(self._gram(A[blk], L), T, out=out[blk])
-        return out
+        with np.errstate(over="ignore", invalid="ignore"):   # (an overflow: checked below)
+            for blk in row_blocks(n, 8 * T.shape[0]):  # k(X_b, L): working_memory MiB
+                np.matmul(self._gram(A[blk], L), T, out=out[blk])
+            total = float(out.sum())
+        return check_finite_result(out, "Nystroem.transform: the result", total=total)

@@ -10,6 +10,7 @@ finite and fast for any ``nu``.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse
 from scipy import special
 
 from .._validation import NONNEGATIVE, POSITIVE, POSITIVE_INT, Interval, Real, validate_args
@@ -55,6 +56,35 @@ class _OfDistance(Kernel):
     def _paired(self, X, Y):
         D = X - Y
         return self._profile(_rowdot(D, D))
+
+    def _rows_of(self, X):
+        """``rows(idx)``, the rows ``k(X[idx], X)`` of the Gram matrix of a dense, checked ``X``.
+
+        For SMO's kernel cache, which asks for a few rows at a time: the centred points
+        and their squared norms are prepared once (the products of :func:`_sq_dists`
+        with the mean of all of ``X`` as the shift), so a call is one small matrix product
+        and the profile.  A row's own entry is exact.  Every distance is at most
+        ``4 max |x - mean|^2``; when that is not finite (or ``X`` is sparse) the result
+        is ``None``, and the caller evaluates the kernel itself (which reports overflow).
+        """
+        if scipy.sparse.issparse(X):
+            return None
+        with np.errstate(over="ignore", invalid="ignore"):
+            Xc = X - X.mean(axis=0)
+            xx = np.einsum("ij,ij->i", Xc, Xc)
+            if not np.isfinite(4.0 * np.max(xx)):
+                return None
+        A = np.column_stack([-2.0 * Xc, xx, np.ones_like(xx)])  # rows [-2 x, |x|^2, 1]
+        Bt = np.ascontiguousarray(np.vstack([Xc.T, np.ones_like(xx), xx]))  # [x, 1, |x|^2]
+
+        def rows(idx):
+            D = A[idx] @ Bt
+            np.abs(D, out=D)
+            D[np.arange(len(idx)), idx] = 0.0
+            with np.errstate(over="ignore", invalid="ignore"):   # as in Kernel.__call__
+                return self._profile(D)   # (finite distances give finite values)
+
+        return rows
 
 
 class _Linear(_OfInner):

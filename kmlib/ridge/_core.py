@@ -6,7 +6,7 @@ from scipy import linalg as sla
 from scipy.linalg import lapack
 
 from .._linalg import gram_cholesky
-from .._ridge import pow2_scale, ridge_filter
+from .._ridge import gram_unscaled, pow2_scale, ridge_filter
 
 _METHODS = ("primal", "dual", "svd")
 
@@ -23,12 +23,14 @@ def _scaled_lam(lam: float, s: float, method: str) -> float:
 
 def _solve_many(X: np.ndarray, Y: np.ndarray, lam: float, method: str) -> np.ndarray:
     """Ridge coefficients for each column of ``Y`` (shape (n, k)) -> (p, k)."""
-    s = pow2_scale(X)
+    with np.errstate(over="ignore", invalid="ignore"):   # (huge X: scaled below)
+        G = X.T @ X if method == "primal" else None
+    s = 1.0 if G is not None and gram_unscaled(G) else pow2_scale(X)
     if s != 1.0:
         return _solve_many(X / s, Y, _scaled_lam(lam, s, method), method) / s
     n, p = X.shape
     if method == "primal":
-        c = gram_cholesky(X, lam, "ridge with lam = 0 (method='primal')")
+        c = gram_cholesky(X, lam, "ridge with lam = 0 (method='primal')", G)
         return sla.cho_solve(c, X.T @ Y, check_finite=False)
     if method == "dual":
         if lam == 0:
@@ -63,11 +65,12 @@ def _cholesky_solve(X: np.ndarray, Y: np.ndarray, lam: float,
     n, p = X.shape
     if lam <= 0:
         return None
-    s = pow2_scale(X)
+    with np.errstate(over="ignore", invalid="ignore"):   # (huge X: scaled below)
+        A = X.T @ X if p <= n else X @ X.T
+    s = 1.0 if gram_unscaled(A) else pow2_scale(X)
     if s != 1.0:
         B = _cholesky_solve(X / s, Y, lam / s / s, max_cond)
         return None if B is None else B / s
-    A = X.T @ X if p <= n else X @ X.T
     A.flat[:: A.shape[0] + 1] += lam
     norm1 = float(np.abs(A).sum(axis=0).max())
     c, info = lapack.dpotrf(A, lower=0, clean=1)

@@ -16,7 +16,6 @@ from .._estimator_inputs import (
     BinaryKernelClassifier,
     fit_inputs,
 )
-from .._linalg import one_blas_thread
 from .._validation import (
     check_gram_psd,
     check_sample_weight,
@@ -103,9 +102,11 @@ class KernelSVM(BinaryKernelClassifier):
     Notes
     -----
     With a callable kernel the Gram matrix is never formed: SMO asks for the
-    rows of the points it selects, which are computed by ``kernel(X[rows], X)``,
-    a few at a time (a missing row with those of the worst KKT violators), and
-    cached (as LIBSVM's kernel cache does), plus the diagonal.  At n = 5000 this
+    rows of the points it selects, which are computed by ``kernel(X[rows], X)``
+    (for kmlib's Gaussian, Laplacian, Matern and squared-distance kernels, from the
+    centred points and their squared norms prepared once), a few at a time (a missing
+    row with that of the worst KKT violator), and cached (as LIBSVM's kernel cache
+    does), plus the diagonal.  At n = 5000 this
     is several times faster than evaluating all n^2 entries.  With
     ``kernel="precomputed"`` the rows are views of the given matrix.  The
     solver itself is :func:`smo_solve`; multiclass problems go through
@@ -163,8 +164,7 @@ class KernelSVM(BinaryKernelClassifier):
         w = check_sample_weight(sample_weight, y, labels=y)   # each class weighted
         if w is not None:  # C * w, with inf * 0 = 0 (a point of weight 0 plays no part)
             C = np.where(w > 0, C, 0.0) * w
-        with one_blas_thread():  # the kernel's blocks of rows are small matrix products
-            a, b, objective, n_iter, converged = _smo(rows, y, C, tol, max_iter)
+        a, b, objective, n_iter, converged = _smo(rows, y, C, tol, max_iter)
         if not converged:
             warnings.warn(
                 f"KernelSVM: SMO stopped after max_iter={max_iter} iterations before the "

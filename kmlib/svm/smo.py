@@ -207,6 +207,8 @@ class _Rows:
                  diag: NDArray[np.float64], block: int = 1) -> None:
         self.fetch, self.diag, self.block = fetch, diag, block   # fetch(rs) = K[rs]
         self.n = len(diag)
+        same = self.n > 0 and bool(np.all(diag == diag[0]))   # e.g. k(x, x) = 1
+        self.diag_value: float | None = float(diag[0]) if same else None
         self.cache: dict[int, NDArray[np.float64]] = {}
         self.curvs: dict[int, NDArray[np.float64]] = {}
         self.cached = np.zeros(self.n, dtype=bool)
@@ -227,6 +229,10 @@ class _Rows:
         else:                                # diagonal blocks of the Gram matrix
             diag = np.concatenate([np.diagonal(gram(kernel, X[b], X[b]))
                                    for b in gen_blocks(n, DIAG_BLOCK)])
+        fast = getattr(kernel, "_rows_of", None)   # kmlib's kernels of a distance
+        rows = fast(X) if fast is not None else None
+        if rows is not None:                        # X prepared once: a call costs little
+            return cls(rows, diag, block=2)
         # A call's fixed cost, a few passes over X, is that of about d/2 more rows of n
         # kernel values; blocks stay below 2^16 values (no tiling inside the kernel).
         # (kmlib's kernels check their values are finite themselves.)
@@ -239,15 +245,18 @@ class _Rows:
         hit = self.cache.get(t)
         if hit is not None:
             return hit
-        idx = np.array([t])
+        idx = [t]
         if self.block > 1 and self.violation is not None:
             v = self.violation()
             v[self.cached] = -np.inf
             v[t] = -np.inf
-            top = (np.argpartition(v, 1 - self.block)[1 - self.block:] if self.block > 2
-                   else np.array([v.argmax()]))
-            idx = np.concatenate((idx, top[v[top] > 0]))
-        for u, r in zip(idx.tolist(), self.fetch(idx), strict=True):
+            if self.block == 2:
+                u = int(v.argmax())
+                idx += [u] if v[u] > 0 else []
+            else:
+                top = np.argpartition(v, 1 - self.block)[1 - self.block:]
+                idx += top[v[top] > 0].tolist()
+        for u, r in zip(idx, self.fetch(np.array(idx)), strict=True):
             if len(self.cache) >= self.max_rows:  # rows of one block leave together (FIFO)
                 old = next(iter(self.cache))
                 del self.cache[old]
@@ -262,8 +271,11 @@ class _Rows:
         r, c = self(i), self.curvs.get(i)
         if c is None:
             c = r * -2.0
-            c += self.diag
-            c += self.diag[i]
+            if self.diag_value is None:
+                c += self.diag
+                c += self.diag[i]
+            else:                            # a constant diagonal: one pass fewer
+                c += self.diag_value + self.diag[i]
             np.maximum(c, _TAU, out=c)
             self.curvs[i] = c = np.reciprocal(np.sqrt(c, out=c), out=c)
         return r, c
