@@ -467,6 +467,53 @@ def test_tex_to_mathml_reads_the_books_idioms():
     assert len(kmbook._inline_parts(kmbook.tex_to_mathml("-n+1-m", False))) == 3  # - n is a sign
 
 
+def test_slim_mathml_drops_only_wrappers_that_change_nothing():
+    """The page's MathML without the namespace, the default display, the formula's outer
+    <mrow> and one-child <mrow>s; groups of several items, empty groups (``{}`` before an
+    operator) and groups around an operator stay. (That the browser draws the slimmed
+    formulas pixel for pixel as before was checked on every formula of the site with
+    .ci/a11y/samepixels.mjs.)"""
+    import kmbook
+
+    slim = kmbook.slim_mathml
+    # written out by hand: x^{2}+1 is a superscript, a plus and a number
+    assert slim(kmbook.tex_to_mathml("x^{2}+1", False)) == \
+        "<math><msup><mi>x</mi><mn>2</mn></msup><mo>+</mo><mn>1</mn></math>"
+    assert slim(kmbook.tex_to_mathml("x_{i}", False)) == \
+        "<math><msub><mi>x</mi><mi>i</mi></msub></math>"
+    power = slim(kmbook.tex_to_mathml("X^{-1}", False))
+    assert "<mrow><mo>−</mo><mn>1</mn></mrow>" in power  # two items: the group stays
+    assert "<mrow><mo>−</mo></mrow>" in slim(kmbook.tex_to_mathml("a^{-}", False))
+    aligned = slim(kmbook.tex_to_mathml(r"\begin{aligned}a&=b\\&=c\end{aligned}", True))
+    assert aligned.startswith('<math display="block"><mtable>') and aligned.count("<mrow />") == 2
+    assert "xmlns" not in aligned
+    assert 'display="inline"' not in slim(kmbook.tex_to_mathml("a", False))
+    assert slim("<math><mi>a</mi") == "<math><mi>a</mi"  # not XML: left as it is
+
+
+def test_stylesheet_pruning_keeps_every_selector_a_page_or_script_can_match(tmp_path):
+    """A selector goes only when it names a class or id that no page has and no script
+    adds; what it names inside :not(), attribute selectors and the like is not read."""
+    import kmbook
+
+    css = (".a{x:1}.b,.a .c{y:2}@media (min-width:1px){.d{z:3}.a:not(.e){w:4}}#f{v:5}"
+           "[data-x]{u:6}.bs-tooltip-auto .g{t:7}@font-face{font-family:k}.p\\:q{s:8}")
+    names = {"a", "c"}
+    assert kmbook._prune_css(css, names.__contains__) == (
+        ".a{x:1}.a .c{y:2}@media (min-width:1px){.a:not(.e){w:4}}[data-x]{u:6}"
+        "@font-face{font-family:k}.p\\:q{s:8}")
+    assert kmbook._prune_css(css, lambda name: True) == css
+    (tmp_path / "_static").mkdir()
+    (tmp_path / "page.html").write_text(
+        '<p class="a b" id="f">x</p><script>document.body.classList.add("inline-added")</script>')
+    (tmp_path / "_static" / "s.js").write_text(
+        'const n = "tooltip"; el.classList.add(`bs-${n}-auto`); el.className = "pre-" + k;')
+    known = kmbook._site_names(tmp_path)
+    assert all(known(n) for n in ("a", "b", "f", "inline-added", "bs-tooltip-auto",
+                                  "bs-popover-auto", "pre-x", "tooltip"))
+    assert not any(known(n) for n in ("c", "g", "carousel", "bs-tooltip"))
+
+
 def _theme_file(package: str, *parts: str) -> Path:
     import importlib.util
 

@@ -34,12 +34,11 @@ const snapshot = () => {
     for (const pseudo of [null, "::before", "::after"]) {
       const cs = getComputedStyle(el, pseudo);
       if (pseudo && (cs.content === "none" || cs.content === "normal")) { out.push(""); continue; }
-      let sig = "";
-      for (let i = 0; i < cs.length; i += 1) {
-        const name = cs[i];
-        sig += `${name}:${cs.getPropertyValue(name)};`;
-      }
-      out.push(`${describe(el)}${pseudo || ""}|${sig}`);
+      // custom properties come in no fixed order: sorted
+      const decls = [];
+      for (let i = 0; i < cs.length; i += 1) decls.push(`${cs[i]}:${cs.getPropertyValue(cs[i])}`);
+      const sig = decls.sort().join("\u0001");
+      out.push(`${describe(el)}${pseudo || ""}\u0002${sig}`);
     }
   }
   return out;
@@ -49,22 +48,22 @@ const states = {
   loaded: async () => {},
   "table of contents": async (page) => {
     const button = page.locator("button.primary-toggle").first();
-    if (await button.isVisible()) await button.click();
+    if (await button.isVisible()) await button.click({ timeout: 3000 });
     await page.waitForTimeout(500);
   },
   "download menu": async (page) => {
     const button = page.locator(".dropdown-download-buttons button").first();
-    if (await button.count() && await button.isVisible()) await button.click();
+    if (await button.count() && await button.isVisible()) await button.click({ timeout: 3000 });
     await page.waitForTimeout(400);
   },
   tooltip: async (page) => {
     const button = page.locator("[data-bs-toggle='tooltip']:visible").first();
-    if (await button.count()) await button.hover();
+    if (await button.count()) await button.hover({ timeout: 3000 });
     await page.waitForTimeout(600);
   },
   search: async (page) => {
     const button = page.locator("button.search-button__button, .search-button-field").first();
-    if (await button.count() && await button.isVisible()) await button.click();
+    if (await button.count() && await button.isVisible()) await button.click({ timeout: 3000 });
     await page.waitForTimeout(400);
   },
 };
@@ -83,11 +82,16 @@ for (const file of pages) {
             route.fulfill({ status: 200, contentType: "text/css", body: other }));
         }
         const page = await context.newPage();
-        await page.goto(`file://${site}/${file}`, { waitUntil: "load" });
-        await page.waitForTimeout(300);
         const byState = {};
         for (const [name, act] of Object.entries(states)) {
-          await act(page);
+          // each state from a fresh load of the page
+          await page.goto(`file://${site}/${file}`, { waitUntil: "load" });
+          await page.waitForTimeout(300);
+          try {
+            await act(page);
+          } catch (err) {
+            console.log(`${file} ${width}px ${scheme} ${name}: not reached (${err.message.split("\n")[0]})`);
+          }
           byState[name] = await page.evaluate(snapshot);
         }
         signatures.push(byState);
@@ -99,10 +103,11 @@ for (const file of pages) {
         if (a.length !== b.length) diffs.push(`element count ${a.length} != ${b.length}`);
         for (let i = 0; i < Math.min(a.length, b.length) && diffs.length < 5; i += 1) {
           if (a[i] === b[i]) continue;
-          const [where, sa] = a[i].split("|");
-          const sb = (b[i].split("|")[1] || "");
-          const pa = new Map(sa.split(";").map((d) => d.split(/:(.*)/s).slice(0, 2)));
-          const pb = new Map(sb.split(";").map((d) => d.split(/:(.*)/s).slice(0, 2)));
+          const cut = (x) => [x.slice(0, x.indexOf("\u0002")), x.slice(x.indexOf("\u0002") + 1)];
+          const [where, sa] = cut(a[i]);
+          const sb = cut(b[i])[1];
+          const pa = new Map(sa.split("\u0001").map((d) => d.split(/:(.*)/s).slice(0, 2)));
+          const pb = new Map(sb.split("\u0001").map((d) => d.split(/:(.*)/s).slice(0, 2)));
           const props = [...new Set([...pa.keys(), ...pb.keys()])].filter((k) => pa.get(k) !== pb.get(k));
           diffs.push(`${where}: ${props.slice(0, 4).map((k) => `${k} ${pa.get(k)} -> ${pb.get(k)}`).join("; ")}`);
         }
