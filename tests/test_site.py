@@ -422,6 +422,19 @@ def test_head_holds_one_stylesheet_one_viewport_and_no_blocking_script(page):
     assert "@import" not in css and "/*" not in css and "\n" not in css.strip()
 
 
+@pytest.mark.parametrize("page", [p for p in PAGES if _soup(p).find("body") is not None], ids=_rel)
+def test_scroll_tracking_follows_the_in_page_contents_only(page):
+    """Bootstrap's ScrollSpy tracks the in-page contents' links (not every link of the
+    text, which it measures one by one when the page loads); no contents, no tracking."""
+    soup = _soup(page)
+    body = soup.find("body")
+    if body.get("data-bs-spy"):
+        assert body.get("data-bs-target") == "#pst-page-toc-nav"
+        assert soup.select_one("#pst-page-toc-nav") is not None
+    else:
+        assert soup.select_one("#pst-page-toc-nav") is None
+
+
 def test_icon_font_subset_draws_every_icon_a_page_shows():
     """Every Font Awesome icon a page shows has its glyph in the site's cut-down icon font
     and its rule in the joined stylesheet (the full fonts are not used)."""
@@ -572,6 +585,22 @@ def test_theme_hooks_still_hold():
     assert squeeze(extrahead.replace(
         '<meta name="viewport" content="width=device-width, initial-scale=1"/>', "")) == \
         squeeze(ours_extra), "the theme's extrahead block changed: bring layout.html up to date"
+    # the body tag: the theme's, its scroll tracking pointed at the book theme's in-page
+    # contents (a <nav id="pst-page-toc-nav">), and none on a page without them
+    block = r"\{% block body_tag %\}(.*?)\{%- endblock %\}"
+    body_tag = re.search(block, layout, re.S).group(1)
+    ours_body = re.search(block, ours, re.S).group(1)
+    body_tag = re.sub(r"\{#.*?#\}", "", body_tag)
+    theme_body = [ln.strip() for ln in body_tag.splitlines() if ln.strip()]
+    spy = '<body data-bs-spy="scroll" data-bs-target=".bd-toc-nav" '
+    assert theme_body[0].startswith(spy), "the theme's body tag changed: update layout.html"
+    assert theme_body[0].replace(".bd-toc-nav", "#pst-page-toc-nav") in ours_body
+    assert theme_body[0].replace(spy.replace("<body ", ""), "").replace(
+        'data-offset="180" data-bs-root-margin="0px 0px -60%" ', "") in ours_body
+    assert all(line in ours_body for line in theme_body[1:])
+    page_toc = _theme_file("sphinx_book_theme", "theme", "sphinx_book_theme", "components",
+                           "page-toc.html").read_text()
+    assert '<nav id="pst-page-toc-nav"' in page_toc and "bd-toc-nav" not in page_toc
     basic = _theme_file("sphinx", "themes", "basic", "layout.html").read_text()
     assert '<meta name="viewport"' in basic  # the one viewport line that stays
     assert kmbook.DOCUTILS_VIEWPORT.strip() in _theme_file(
