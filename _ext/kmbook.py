@@ -672,6 +672,62 @@ def _inline_parts(mathml: str) -> list[str]:
     return parts
 
 
+_MATHML_NS = "http://www.w3.org/1998/Math/MathML"
+# an embellished operator (an operator, or a script, fraction or accent on one): the
+# browser spaces it by its place among its siblings, so a group around one is kept
+_SCRIPTED = {"msub", "msup", "msubsup", "munder", "mover", "munderover", "mfrac"}
+
+
+def _embellished(element) -> bool:
+    tag = element.tag.rpartition("}")[2]
+    if tag == "mo":
+        return True
+    return tag in _SCRIPTED and len(element) > 0 and _embellished(element[0])
+
+
+def slim_mathml(mathml: str) -> str:
+    """The same formula in fewer elements and attributes, for the page.
+
+    A chapter holds about a thousand formulas, which a phone styles and lays out element
+    by element before the first paint; latex2mathml wraps each formula in one more
+    ``<mrow>``, wraps single items in their own ``<mrow>`` and writes the MathML
+    namespace and the default ``display="inline"`` on each formula. In an HTML page the
+    namespace is implied, and in MathML Core an ``<mrow>`` with one child lays out as
+    that child, and ``<math>`` as an ``<mrow>`` of its children. A group around an
+    embellished operator (``<mrow><mo>-</mo></mrow>``) and an empty group (``{}``, which
+    makes the operator after it binary) are kept as written.
+    """
+    import xml.etree.ElementTree as ET
+
+    ET.register_namespace("", _MATHML_NS)
+    try:
+        root = ET.fromstring(mathml)
+    except ET.ParseError:
+        return mathml
+    mrow = f"{{{_MATHML_NS}}}mrow"
+
+    def unwrap(parent) -> None:
+        for k, child in enumerate(list(parent)):
+            unwrap(child)
+            if child.tag == mrow and not child.attrib and len(child) == 1 \
+                    and not (child.text or "").strip() and not (child[0].tail or "").strip() \
+                    and not _embellished(child[0]):
+                inner = child[0]
+                inner.tail = child.tail
+                parent[k] = inner
+
+    unwrap(root)
+    if len(root) == 1 and root[0].tag == mrow and not root[0].attrib \
+            and not (root[0].text or "").strip():
+        row = root[0]
+        root.remove(row)
+        root.extend(list(row))
+    if root.get("display") == "inline":
+        del root.attrib["display"]
+    out = ET.tostring(root, encoding="unicode", short_empty_elements=True)
+    return out.replace(f' xmlns="{_MATHML_NS}"', "", 1)
+
+
 def _visit_math(self, node) -> None:
     from html import escape
 
@@ -679,7 +735,8 @@ def _visit_math(self, node) -> None:
 
     tex = node.astext()
     try:
-        parts = _inline_parts(tex_to_mathml(tex, display=False))
+        parts = [slim_mathml(part)
+                 for part in _inline_parts(tex_to_mathml(tex, display=False))]
     except Exception as exc:  # noqa: BLE001 - an unreadable formula fails the strict build
         from sphinx.util import logging
 
@@ -709,7 +766,7 @@ def _visit_displaymath(self, node) -> None:
             and "\\begin" not in tex:
         tex = "\\begin{aligned}" + tex + "\\end{aligned}"
     try:
-        self.body.append(tex_to_mathml(tex, display=True))
+        self.body.append(slim_mathml(tex_to_mathml(tex, display=True)))
     except Exception as exc:  # noqa: BLE001
         from sphinx.util import logging
 
@@ -881,12 +938,192 @@ def _icon_fonts(css: str, static: Path, out: Path, written: list[str]) -> str:
     return re.sub(r"@font-face\{[^}]*\}", face, css)
 
 
+# The joined stylesheet carries the whole of Bootstrap and of each extension's stylesheet
+# (about 6,000 selectors), of which the book's pages can match about a quarter; a phone
+# checks the others against the page's elements all the same (a chapter has 10,000 to
+# 15,000). A selector is dropped when it names a class or an id that no page of the site
+# has and no script of the site can add: the pages' class and id attributes are read
+# from the written pages, and a script's names from its words and from the patterns of
+# its template strings (Bootstrap's `bs-${name}-auto`). What a selector names inside
+# :not(), :is(), :where(), :has() or an attribute selector is not read (it stays).
+
+
+def _css_blocks(css: str, start: int = 0):
+    """Top-level items of minified CSS from ``start``: ``(prelude, body, end)``.
+
+    ``body`` is the declarations (a string) of a style rule or of an at-rule that holds
+    no rules (@font-face), a list of items for @media, @supports, @container and
+    @layer blocks, and None for a statement (@import, @charset). Strings and url()s are
+    skipped whole. Stops at the ``}`` closing the enclosing block.
+    """
+    items, i, n = [], start, len(css)
+    prelude_start = i
+
+    def skip_string(j: int) -> int:
+        quote = css[j]
+        j += 1
+        while j < n and css[j] != quote:
+            j += 2 if css[j] == "\\" else 1
+        return j + 1
+
+    def skip_url(j: int) -> int:
+        j += 4
+        if j < n and css[j] in "\"'":
+            j = skip_string(j)
+        return css.index(")", j) + 1
+
+    while i < n:
+        c = css[i]
+        if c in "\"'":
+            i = skip_string(i)
+        elif css.startswith("url(", i):
+            i = skip_url(i)
+        elif c == "{":
+            prelude = css[prelude_start:i].strip()
+            if prelude.startswith(("@media", "@supports", "@container", "@layer")):
+                inner, i = _css_blocks(css, i + 1)
+                items.append((prelude, inner))
+            else:
+                depth, j = 1, i + 1
+                while depth:
+                    ch = css[j]
+                    if ch in "\"'":
+                        j = skip_string(j)
+                        continue
+                    if css.startswith("url(", j):
+                        j = skip_url(j)
+                        continue
+                    depth += {"{": 1, "}": -1}.get(ch, 0)
+                    j += 1
+                items.append((prelude, css[i + 1:j - 1]))
+                i = j
+            prelude_start = i
+        elif c == "}":
+            return items, i + 1
+        elif c == ";":
+            statement = css[prelude_start:i].strip()
+            if statement:
+                items.append((statement, None))
+            i += 1
+            prelude_start = i
+        else:
+            i += 1
+    return items, i
+
+
+def _split_selectors(prelude: str) -> list[str]:
+    out, depth, current = [], 0, []
+    for ch in prelude:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    out.append("".join(current))
+    return out
+
+
+def _required_names(selector: str) -> tuple[list[str], list[str]] | None:
+    """The classes and ids a selector needs (outside brackets); None: not read (kept)."""
+    import re
+
+    if "\\" in selector:
+        return None
+    plain, depth = [], 0
+    for ch in selector:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif depth == 0:
+            plain.append(ch)
+    text = re.sub(r"::?[A-Za-z-]+", " ", "".join(plain))
+    return (re.findall(r"\.(-?[A-Za-z_][A-Za-z0-9_-]*)", text),
+            re.findall(r"#(-?[A-Za-z_][A-Za-z0-9_-]*)", text))
+
+
+def _prune_css(css: str, known) -> str:
+    """The style rules of ``css`` whose selectors ``known`` can match (see above).
+
+    ``known(name)`` is true for a class or id that a page has or a script can add.
+    A rule keeps the selectors that can match; a rule or @media block left empty goes.
+    """
+    def usable(selector: str) -> bool:
+        names = _required_names(selector)
+        return names is None or all(known(name) for name in names[0] + names[1])
+
+    def write(items) -> str:
+        out = []
+        for prelude, body in items:
+            if body is None:
+                out.append(prelude + ";")
+            elif isinstance(body, list):
+                inner = write(body)
+                if inner:
+                    out.append(prelude + "{" + inner + "}")
+            elif prelude.startswith("@"):
+                out.append(prelude + "{" + body + "}")
+            else:
+                kept = [s for s in _split_selectors(prelude) if usable(s)]
+                if kept:
+                    out.append(",".join(kept) + "{" + body + "}")
+        return "".join(out)
+
+    items, _ = _css_blocks(css)
+    return write(items)
+
+
+def _site_names(outdir: Path):
+    """``known(name)``: whether ``name`` is a class or id of the site's pages.
+
+    True for a class or id that a written page has, or that a script of the site (a
+    file under ``_static``, a page's inline script) can add.
+    """
+    import re
+
+    word = re.compile(r"-?[A-Za-z_][A-Za-z0-9_-]*")
+    names: set[str] = set()
+    scripts: list[str] = []
+    for page in outdir.rglob("*.html"):
+        if "_static" in page.parts or "_sources" in page.parts:
+            continue
+        text = page.read_text(encoding="utf-8", errors="ignore")
+        for value in re.findall(r'\s(?:class|id)="([^"]*)"', text):
+            names.update(value.split())
+        scripts += re.findall(r"<script[^>]*>(.*?)</script>", text, flags=re.S)
+    for path in (outdir / "_static").rglob("*.js"):
+        if path.name != "kmbook-search-text.js":  # the pages' text, no script
+            scripts.append(path.read_text(encoding="utf-8", errors="ignore"))
+    patterns: set[str] = set()
+    for script in scripts:
+        names.update(word.findall(script))
+        # `bs-${name}-auto` and "bs-" + name: a name built from a template or a join
+        for template in re.findall(r"`([^`]*?\$\{[^`]*)`", script):
+            marked = re.sub(r"\$\{[^}]*\}", "\0", template)
+            for piece in re.split(r"[^A-Za-z0-9_\0-]+", marked):
+                if "\0" in piece and piece.strip("\0"):  # a name with a written part
+                    patterns.add(r"[A-Za-z0-9_-]*".join(re.escape(p) for p in piece.split("\0")))
+        for literal in re.findall(r"[\"']([A-Za-z0-9_-]+-)[\"']\s*\+", script):
+            patterns.add(re.escape(literal) + r"[A-Za-z0-9_-]*")
+    built = re.compile("|".join(f"(?:{p})" for p in sorted(patterns)) or r"(?!)")
+
+    def known(name: str) -> bool:
+        return name in names or built.fullmatch(name) is not None
+
+    return known
+
+
 def _write_stylesheet(app, key: tuple) -> None:
     """Join, minify and cut down the stylesheets ``key`` names, into ``_bundles[key]``."""
     static = Path(app.outdir) / "_static"
     css = _minify_css("".join(_inline_css(static, rel, set()) for rel in key))
     names = _icon_names(app)
     css = _prune_icons(css, names)
+    css = _prune_css(css, _site_names(Path(app.outdir)))
     css = _icon_fonts(css, static, Path(app.outdir), [])
     (static / _bundles[key]).write_text(css, encoding="utf-8")
     app.env.kmbook_icon_names = names

@@ -422,6 +422,19 @@ def test_head_holds_one_stylesheet_one_viewport_and_no_blocking_script(page):
     assert "@import" not in css and "/*" not in css and "\n" not in css.strip()
 
 
+@pytest.mark.parametrize("page", [p for p in PAGES if _soup(p).find("body") is not None], ids=_rel)
+def test_scroll_tracking_follows_the_in_page_contents_only(page):
+    """Bootstrap's ScrollSpy tracks the in-page contents' links (not every link of the
+    text, which it measures one by one when the page loads); no contents, no tracking."""
+    soup = _soup(page)
+    body = soup.find("body")
+    if body.get("data-bs-spy"):
+        assert body.get("data-bs-target") == "#pst-page-toc-nav"
+        assert soup.select_one("#pst-page-toc-nav") is not None
+    else:
+        assert soup.select_one("#pst-page-toc-nav") is None
+
+
 def test_icon_font_subset_draws_every_icon_a_page_shows():
     """Every Font Awesome icon a page shows has its glyph in the site's cut-down icon font
     and its rule in the joined stylesheet (the full fonts are not used)."""
@@ -465,6 +478,53 @@ def test_tex_to_mathml_reads_the_books_idioms():
     parts = kmbook._inline_parts(kmbook.tex_to_mathml(r"a+b=c\le d+e+f", False))
     assert len(parts) == 6 and all(p.startswith("<math") for p in parts)  # after = <= and +
     assert len(kmbook._inline_parts(kmbook.tex_to_mathml("-n+1-m", False))) == 3  # - n is a sign
+
+
+def test_slim_mathml_drops_only_wrappers_that_change_nothing():
+    """The page's MathML without the namespace, the default display, the formula's outer
+    <mrow> and one-child <mrow>s; groups of several items, empty groups (``{}`` before an
+    operator) and groups around an operator stay. (That the browser draws the slimmed
+    formulas pixel for pixel as before was checked on every formula of the site with
+    .ci/a11y/samepixels.mjs.)"""
+    import kmbook
+
+    slim = kmbook.slim_mathml
+    # written out by hand: x^{2}+1 is a superscript, a plus and a number
+    assert slim(kmbook.tex_to_mathml("x^{2}+1", False)) == \
+        "<math><msup><mi>x</mi><mn>2</mn></msup><mo>+</mo><mn>1</mn></math>"
+    assert slim(kmbook.tex_to_mathml("x_{i}", False)) == \
+        "<math><msub><mi>x</mi><mi>i</mi></msub></math>"
+    power = slim(kmbook.tex_to_mathml("X^{-1}", False))
+    assert "<mrow><mo>−</mo><mn>1</mn></mrow>" in power  # two items: the group stays
+    assert "<mrow><mo>−</mo></mrow>" in slim(kmbook.tex_to_mathml("a^{-}", False))
+    aligned = slim(kmbook.tex_to_mathml(r"\begin{aligned}a&=b\\&=c\end{aligned}", True))
+    assert aligned.startswith('<math display="block"><mtable>') and aligned.count("<mrow />") == 2
+    assert "xmlns" not in aligned
+    assert 'display="inline"' not in slim(kmbook.tex_to_mathml("a", False))
+    assert slim("<math><mi>a</mi") == "<math><mi>a</mi"  # not XML: left as it is
+
+
+def test_stylesheet_pruning_keeps_every_selector_a_page_or_script_can_match(tmp_path):
+    """A selector goes only when it names a class or id that no page has and no script
+    adds; what it names inside :not(), attribute selectors and the like is not read."""
+    import kmbook
+
+    css = (".a{x:1}.b,.a .c{y:2}@media (min-width:1px){.d{z:3}.a:not(.e){w:4}}#f{v:5}"
+           "[data-x]{u:6}.bs-tooltip-auto .g{t:7}@font-face{font-family:k}.p\\:q{s:8}")
+    names = {"a", "c"}
+    assert kmbook._prune_css(css, names.__contains__) == (
+        ".a{x:1}.a .c{y:2}@media (min-width:1px){.a:not(.e){w:4}}[data-x]{u:6}"
+        "@font-face{font-family:k}.p\\:q{s:8}")
+    assert kmbook._prune_css(css, lambda name: True) == css
+    (tmp_path / "_static").mkdir()
+    (tmp_path / "page.html").write_text(
+        '<p class="a b" id="f">x</p><script>document.body.classList.add("inline-added")</script>')
+    (tmp_path / "_static" / "s.js").write_text(
+        'const n = "tooltip"; el.classList.add(`bs-${n}-auto`); el.className = "pre-" + k;')
+    known = kmbook._site_names(tmp_path)
+    assert all(known(n) for n in ("a", "b", "f", "inline-added", "bs-tooltip-auto",
+                                  "bs-popover-auto", "pre-x", "tooltip"))
+    assert not any(known(n) for n in ("c", "g", "carousel", "bs-tooltip"))
 
 
 def _theme_file(package: str, *parts: str) -> Path:
@@ -525,6 +585,22 @@ def test_theme_hooks_still_hold():
     assert squeeze(extrahead.replace(
         '<meta name="viewport" content="width=device-width, initial-scale=1"/>', "")) == \
         squeeze(ours_extra), "the theme's extrahead block changed: bring layout.html up to date"
+    # the body tag: the theme's, its scroll tracking pointed at the book theme's in-page
+    # contents (a <nav id="pst-page-toc-nav">), and none on a page without them
+    block = r"\{% block body_tag %\}(.*?)\{%- endblock %\}"
+    body_tag = re.search(block, layout, re.S).group(1)
+    ours_body = re.search(block, ours, re.S).group(1)
+    body_tag = re.sub(r"\{#.*?#\}", "", body_tag)
+    theme_body = [ln.strip() for ln in body_tag.splitlines() if ln.strip()]
+    spy = '<body data-bs-spy="scroll" data-bs-target=".bd-toc-nav" '
+    assert theme_body[0].startswith(spy), "the theme's body tag changed: update layout.html"
+    assert theme_body[0].replace(".bd-toc-nav", "#pst-page-toc-nav") in ours_body
+    assert theme_body[0].replace(spy.replace("<body ", ""), "").replace(
+        'data-offset="180" data-bs-root-margin="0px 0px -60%" ', "") in ours_body
+    assert all(line in ours_body for line in theme_body[1:])
+    page_toc = _theme_file("sphinx_book_theme", "theme", "sphinx_book_theme", "components",
+                           "page-toc.html").read_text()
+    assert '<nav id="pst-page-toc-nav"' in page_toc and "bd-toc-nav" not in page_toc
     basic = _theme_file("sphinx", "themes", "basic", "layout.html").read_text()
     assert '<meta name="viewport"' in basic  # the one viewport line that stays
     assert kmbook.DOCUTILS_VIEWPORT.strip() in _theme_file(

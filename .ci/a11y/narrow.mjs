@@ -80,6 +80,8 @@ try {
             bad.push(`the page scrolls sideways (${document.documentElement.scrollWidth} px)`);
           }
         } else {
+          // hidden code too: its cells opened first (a closed one lays out nothing)
+          for (const details of document.querySelectorAll("details.hide")) details.open = true;
           for (const pre of document.querySelectorAll(".cell_input pre")) {
             if (pre.scrollWidth > pre.clientWidth + 1) {
               const line = pre.textContent.split("\n").reduce((a, b) => (b.length > a.length ? b : a), "");
