@@ -19,12 +19,11 @@
 // The scores are printed, not asserted: they depend on the machine's load (Lighthouse
 // scales its simulation by the measured CPU speed). Exit status 1 only when Lighthouse
 // cannot run a page.
-import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
-import zlib from "node:zlib";
 import lighthouse from "lighthouse";
 import * as chromeLauncher from "chrome-launcher";
+import { serveSite } from "./serve.mjs";
 
 const argv = process.argv.slice(2);
 const gzip = !argv.includes("--no-gzip");
@@ -38,29 +37,7 @@ const pages = rest.slice(1).length ? rest.slice(1) : all
   ? ["intro.html", ...folder("chapters"), ...folder("exercises"), "search.html"]
   : ["intro.html", "chapters/04_kernels.html", "chapters/09_large_scale.html",
     "exercises/04_kernels.html", "search.html"];
-const types = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css",
-  ".svg": "image/svg+xml", ".png": "image/png", ".woff2": "font/woff2", ".woff": "font/woff",
-  ".json": "application/json", ".ico": "image/x-icon", ".ttf": "font/ttf" };
-const server = http.createServer((req, res) => {
-  const url = decodeURIComponent(new URL(req.url, "http://x").pathname);
-  let file = path.join(site, url);
-  if (!file.startsWith(site)) { res.writeHead(403); res.end(); return; }
-  if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, "index.html");
-  fs.readFile(file, (err, data) => {
-    if (err) { res.writeHead(404); res.end(); return; }
-    const type = types[path.extname(file)] || "application/octet-stream";
-    const text = /^(text|application\/json|image\/svg)/.test(type);
-    if (gzip && text && /\bgzip\b/.test(req.headers["accept-encoding"] || "")) {
-      res.writeHead(200, { "Content-Type": type, "Content-Encoding": "gzip" });
-      res.end(zlib.gzipSync(data));
-    } else {
-      res.writeHead(200, { "Content-Type": type });
-      res.end(data);
-    }
-  });
-});
-await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-const base = `http://127.0.0.1:${server.address().port}`;
+const { base, server } = await serveSite(site, { gzip });
 const chrome = await chromeLauncher.launch({
   chromePath: process.env.CHROME_PATH || "/usr/bin/chromium",
   chromeFlags: ["--headless=new", "--no-sandbox", "--disable-gpu"],

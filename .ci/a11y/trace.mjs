@@ -17,12 +17,11 @@
 // machine's load average is printed); compare a page with itself, back to back:
 // --compare traces each page of the two builds in turn, run after run, and prints the
 // median of the paired differences.
-import http from "node:http";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import zlib from "node:zlib";
 import { chromium } from "playwright-core";
+import { serveSite } from "./serve.mjs";
 import { TraceProcessor } from "lighthouse/core/lib/tracehouse/trace-processor.js";
 import { MainThreadTasks } from "lighthouse/core/lib/tracehouse/main-thread-tasks.js";
 
@@ -41,31 +40,11 @@ const compare = option("--compare", "");
 const site = path.resolve(argv[0] || "../../_build/html");
 const pages = argv.slice(1).length ? argv.slice(1) : ["chapters/01_ridge.html"];
 
-const types = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css",
-  ".svg": "image/svg+xml", ".png": "image/png", ".woff2": "font/woff2", ".woff": "font/woff",
-  ".json": "application/json", ".ico": "image/x-icon", ".ttf": "font/ttf" };
 const servers = [];
 async function serve(root) {
-  const server = http.createServer((req, res) => {
-    const url = decodeURIComponent(new URL(req.url, "http://x").pathname);
-    const file = path.join(root, url);
-    if (!file.startsWith(root)) { res.writeHead(403); res.end(); return; }
-    fs.readFile(file, (err, data) => {
-      if (err) { res.writeHead(404); res.end(); return; }
-      const type = types[path.extname(file)] || "application/octet-stream";
-      if (/^(text|application\/json|image\/svg)/.test(type)
-          && /\bgzip\b/.test(req.headers["accept-encoding"] || "")) {
-        res.writeHead(200, { "Content-Type": type, "Content-Encoding": "gzip" });
-        res.end(zlib.gzipSync(data));
-      } else {
-        res.writeHead(200, { "Content-Type": type });
-        res.end(data);
-      }
-    });
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { base, server } = await serveSite(root);
   servers.push(server);
-  return `http://127.0.0.1:${server.address().port}`;
+  return base;
 }
 const sites = [site, ...(compare ? [path.resolve(compare)] : [])];
 const bases = [];
