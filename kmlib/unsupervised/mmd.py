@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike
 from scipy.spatial.distance import pdist
 
 from .. import _dask
-from .._blocks import DIAG_BLOCK, gen_blocks, row_blocks
+from .._blocks import DIAG_BLOCK, block_rows, gen_blocks, row_blocks
 from .._estimator_inputs import gram
 from .._linalg import dot
 from .._typing import KernelFunc, Seed
@@ -95,24 +95,30 @@ def _linear_h(kernel: KernelFunc, X: np.ndarray, Y: np.ndarray, ix: np.ndarray,
     given, receives the largest absolute kernel value used (the scale of ties).
     """
     m2 = min(len(ix), len(iy)) // 2
-    xo, xe = X[ix[0:2 * m2:2]], X[ix[1:2 * m2:2]]
-    yo, ye = Y[iy[0:2 * m2:2]], Y[iy[1:2 * m2:2]]
     paired = getattr(kernel, "_paired", None) if isinstance(kernel, Kernel) else None
-    parts = None if paired is None else [paired(a, b) for a, b in
-                                         ((xo, xe), (yo, ye), (xo, ye), (xe, yo))]
-    if parts is None or any(p is None for p in parts):
-        h = np.empty(m2)
-        parts = [np.empty(m2) for _ in range(4)]
-        for blk in gen_blocks(m2, DIAG_BLOCK):  # (2b, 2b) Gram matrices hold the 4 diagonals
-            s, e = blk.start, blk.stop
-            r, i = e - s, np.arange(e - s)
-            G = gram(kernel, np.concatenate([xo[s:e], yo[s:e]]),
-                     np.concatenate([xe[s:e], ye[s:e]]))  # rows x_odd, y_odd; cols x_even, y_even
-            parts[0][s:e], parts[1][s:e] = G[i, i], G[i + r, i + r]
-            parts[2][s:e], parts[3][s:e] = G[i, i + r], G[i + r, i]
-    h = parts[0] + parts[1] - parts[2] - parts[3]
+    h, big = np.empty(m2), 0.0
+    # blocks of pairs that stay in cache (the paired rows are copies: O(block) memory)
+    for blk in gen_blocks(m2, block_rows(8 * X.shape[1] * X.itemsize, cache=True,
+                                         min_rows=DIAG_BLOCK)):
+        s, e = 2 * blk.start, 2 * blk.stop
+        xo, xe, yo, ye = X[ix[s:e:2]], X[ix[s + 1:e:2]], Y[iy[s:e:2]], Y[iy[s + 1:e:2]]
+        parts = None if paired is None else [paired(a, b) for a, b in
+                                             ((xo, xe), (yo, ye), (xo, ye), (xe, yo))]
+        if parts is None or any(p is None for p in parts):
+            parts = [np.empty(len(xo)) for _ in range(4)]
+            for sub in gen_blocks(len(xo), DIAG_BLOCK):  # (2b, 2b) Gram matrices, 4 diagonals
+                a, b, c, d = xo[sub], xe[sub], yo[sub], ye[sub]
+                r = len(a)
+                i = np.arange(r)   # rows x_odd, y_odd; columns x_even, y_even
+                G = gram(kernel, np.concatenate([a, c]), np.concatenate([b, d]))
+                for part, value in zip(parts, (G[i, i], G[i + r, i + r], G[i, i + r],
+                                               G[i + r, i]), strict=True):
+                    part[sub] = value
+        h[blk] = parts[0] + parts[1] - parts[2] - parts[3]
+        if top is not None:
+            big = max(big, max(float(np.max(np.abs(p))) for p in parts))
     if top is not None and m2:
-        top.append(max(float(np.max(np.abs(p))) for p in parts))
+        top.append(big)
     return h
 
 
