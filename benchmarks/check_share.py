@@ -1,6 +1,6 @@
 """Share of kmlib's executable lines that only check arguments (an AST count).
 
-Usage: ``python benchmarks/check_share.py [--files]`` from the repository root.
+Usage: ``python benchmarks/check_share.py [--files] [--old] [--sklearn]`` from the repository root.
 
 The rule, applied to every ``.py`` file of ``kmlib/`` outside ``kmlib/book/``:
 
@@ -46,6 +46,12 @@ Declarations are data, not checks, and are not counted as check lines (as scikit
 ``_parameter_hints`` and a function's ``@validate_args({...})`` decorator.  Their lines
 are printed separately so that the reader sees what moved there.  Finiteness checks of
 results (``@finite_result``, ``check_finite_result``) are counted as checks.
+
+With ``--sklearn``, the same rule is applied to the installed scikit-learn's files that do
+what kmlib's do (kernel ridge, kernel approximation, SVM, ridge, logistic regression, kernel
+PCA, cross-validation splitters, pairwise kernels) and to its ``utils/validation.py``, for
+comparison.  (scikit-learn's ``_parameter_constraints`` are annotated assignments, which the
+rule counts as executable lines, not as checks.)
 
 With ``--old``, the rule before the any-call extension is applied instead (only a
 statement whose value *is* such a call, the names of the first bullet plus ``_finite``,
@@ -232,7 +238,34 @@ def count(path: pathlib.Path) -> tuple[int, int, int]:
     return len(check), len(execu), len(declared)
 
 
+SKLEARN_FILES = ["kernel_ridge.py", "kernel_approximation.py", "svm/_base.py", "svm/_classes.py",
+                 "linear_model/_ridge.py", "linear_model/_logistic.py",
+                 "decomposition/_kernel_pca.py", "model_selection/_split.py",
+                 "metrics/pairwise.py", "utils/validation.py"]
+
+
+def compare_sklearn() -> None:
+    """Print the rule's count for scikit-learn's comparable files."""
+    import sklearn
+
+    root = pathlib.Path(sklearn.__file__).parent
+    tot = {True: [0, 0], False: [0, 0]}
+    for name in SKLEARN_FILES:
+        c, e, _ = count(root / name)
+        print(f"sklearn/{name:40s} {c:5d} / {e:5d}  {100 * c / e:5.1f} %")
+        for with_validation in (True, False):
+            if with_validation or name != "utils/validation.py":
+                tot[with_validation][0] += c
+                tot[with_validation][1] += e
+    print(f"scikit-learn {sklearn.__version__} (rule): these files without utils/validation.py "
+          f"{tot[False][0]} / {tot[False][1]} = {100 * tot[False][0] / tot[False][1]:.1f} %, "
+          f"with it {tot[True][0]} / {tot[True][1]} = {100 * tot[True][0] / tot[True][1]:.1f} %")
+
+
 def main() -> None:
+    if "--sklearn" in sys.argv:
+        compare_sklearn()
+        return
     files = sorted(p for p in ROOT.rglob("*.py") if "book" not in p.relative_to(ROOT).parts)
     tot_c = tot_e = tot_d = 0
     rows = []
