@@ -46,6 +46,7 @@ from ._linalg import blas_threads, falkon_cg, one_blas_thread, psd_rtol
 from ._typing import KernelFunc, Seed
 from ._validation import (
     EPS,
+    FiniteResults,
     as_generator,
     check_finite_result,
     check_int,
@@ -53,7 +54,6 @@ from ._validation import (
     check_predict_input,
     check_same_length,
     check_vector,
-    finite_result,
     validate_params,
     warn_column_y,
 )
@@ -78,7 +78,7 @@ def _cholesky(M: np.ndarray, jitter: float, what: str) -> tuple[np.ndarray, floa
                      f"{jitter / 100:.3g}); use a positive-definite kernel")
 
 
-class NystroemKernelRidge(RegressorMixin, BaseEstimator):
+class NystroemKernelRidge(FiniteResults, RegressorMixin, BaseEstimator):
     r"""Kernel ridge regression on :math:`m` random landmarks, for millions of samples.
 
     Minimises :math:`\sum_i (y_i - f(x_i))^2 + \lambda\|f\|_{\mathcal H}^2` over
@@ -293,7 +293,6 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
 
         return falkon_cg(matvec, T, A, b_s, lam, max_iter, tol, stacklevel=3)
 
-    @finite_result
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Evaluate :math:`\\hat f(x) = \\sum_j \\alpha_j k(x, \\tilde x_j)`, block by block.
 
@@ -313,6 +312,8 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
         out = np.empty(len(X))
 
         def step(blk: slice, _acc: np.ndarray) -> None:
-            out[blk] = self._block(X[blk]) @ self.dual_coef_
+            # an overflow is reported by the guard on the result; np.errstate is per thread
+            with np.errstate(over="ignore", invalid="ignore"):
+                out[blk] = self._block(X[blk]) @ self.dual_coef_
         self._sweep(X, step, 0, blas_threads())
         return out

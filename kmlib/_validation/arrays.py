@@ -149,6 +149,18 @@ def check_vector(y: ArrayLike, name: str = "y", *, finite: bool = True,
     return v
 
 
+def check_targets(y: ArrayLike, name: str = "y", *, multi_output: bool = True) -> np.ndarray:
+    """Return a regression's responses: shape (n,), or (n, t) for t outputs.
+
+    A column (n, 1) is flattened, as by :func:`check_vector`; with ``multi_output=False``
+    every other shape is refused as by :func:`check_vector` too.
+    """
+    Y = as_float_array(y, name)
+    if multi_output and Y.ndim >= 2 and Y.shape[1:] != (1,):
+        return check_matrix(Y, name, allow_1d=False)
+    return check_vector(Y, name)
+
+
 def check_same_length(a: Any, b: Any, name_a: str = "X", name_b: str = "y", *,
                       axis: int = 0) -> None:
     """Raise unless ``a`` and ``b`` have the same number of rows (``axis=1``: of columns)."""
