@@ -41,7 +41,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from . import _dask
 from ._blocks import block_rows, gen_blocks
-from ._estimator_inputs import gram
+from ._estimator_inputs import gram, validate_regression_fit
 from ._linalg import blas_threads, falkon_cg, one_blas_thread, psd_rtol
 from ._typing import KernelFunc, Seed
 from ._validation import (
@@ -52,10 +52,7 @@ from ._validation import (
     check_int,
     check_matrix,
     check_predict_input,
-    check_same_length,
-    check_vector,
     validate_params,
-    warn_column_y,
 )
 from ._validation.params import POSITIVE, POSITIVE_INT, Options
 from .kernels import Kernel
@@ -153,9 +150,12 @@ class NystroemKernelRidge(FiniteResults, RegressorMixin, BaseEstimator):
         self.tol = tol
         self.random_state = random_state
 
-    def _inputs(self, X: ArrayLike) -> np.ndarray:
-        X = check_matrix(X, "X")
+    def _check_domain(self, X: np.ndarray) -> np.ndarray:
+        """A checked matrix ``X``, checked to lie in a kmlib kernel's domain too."""
         return self.kernel._check(X, "X") if isinstance(self.kernel, Kernel) else X
+
+    def _inputs(self, X: ArrayLike) -> np.ndarray:
+        return self._check_domain(check_matrix(X, "X"))
 
     def _sizes(self, n: int, stacklevel: int) -> tuple[int, int, str]:
         """(landmarks m, preconditioner rows s, solver) for n points, as both fits use them.
@@ -234,14 +234,13 @@ class NystroemKernelRidge(FiniteResults, RegressorMixin, BaseEstimator):
         -------
         self
         """
-        validate_params(self, X)
         if _dask.is_dask(X, y):   # Dask arrays: blockwise sums as Dask tasks
+            validate_params(self, X)
             return _dask.nystroem_krr_fit(self, X, y, _cholesky)
+        X, y, _ = validate_regression_fit(self, X, y, multi_output=False)
+        X = self._check_domain(X)
         lam, max_iter, tol = float(self.lam), int(self.max_iter), float(self.tol)
         rng = as_generator(self.random_state)   # declared: checked by validate_params
-        warn_column_y(y)
-        X, y = self._inputs(X), check_vector(y, "y")
-        check_same_length(X, y, "X", "y")
         n = len(X)
         m, s, solver = self._sizes(n, stacklevel=3)
         self.landmark_indices_ = np.sort(rng.choice(n, size=m, replace=False))
@@ -308,7 +307,7 @@ class NystroemKernelRidge(FiniteResults, RegressorMixin, BaseEstimator):
         if _dask.is_dask(X):   # a lazy Dask array, chunk by chunk
             return _dask.nystroem_krr_predict(self, X)
         X = check_predict_input(self, X, "dual_coef_")   # fitted; names, finite matrix, width
-        X = self._inputs(X)                               # (and a kmlib kernel's domain)
+        X = self._check_domain(X)
         out = np.empty(len(X))
 
         def step(blk: slice, _acc: np.ndarray) -> None:
