@@ -89,7 +89,7 @@ def gram(kernel: Any, X: np.ndarray, Y: np.ndarray | None = None, *, what: str |
 
 
 def check_fit_matrix(kernel: Any, X: Any, *, accept_sparse: bool = False, min_rows: int = 1,
-                     why: str = "") -> Any:
+                     why: str = "") -> np.ndarray | Any:
     """The training ``X`` of a ``fit``: a matrix of points, or a precomputed Gram matrix.
 
     With ``kernel="precomputed"``, ``X`` must be a finite, square and symmetric matrix
@@ -104,7 +104,7 @@ def check_fit_matrix(kernel: Any, X: Any, *, accept_sparse: bool = False, min_ro
     return check_matrix(X, "X", accept_sparse=accept_sparse, min_rows=min_rows, why=why)
 
 
-def validate_fit_matrix(estimator: Any, X: Any, **options: Any) -> Any:
+def validate_fit_matrix(estimator: Any, X: Any, **options: Any) -> np.ndarray | Any:
     """The first step of ``fit``: the hyper-parameters, then ``X`` (scikit-learn's order).
 
     :func:`kmlib._validation.validate_params` (which records a DataFrame's column names),
@@ -117,7 +117,8 @@ def validate_fit_matrix(estimator: Any, X: Any, **options: Any) -> Any:
 
 def validate_regression_fit(estimator: Any, X: Any, y: Any, sample_weight: Any = None, *,
                             multi_output: bool = True, warn_column: bool = True,
-                            accept_sparse: bool = False) -> tuple[Any, np.ndarray, Any]:
+                            accept_sparse: bool = False
+                            ) -> tuple[np.ndarray | Any, np.ndarray, np.ndarray | None]:
     """The training data of a regressor's ``fit``, checked: ``(X, y, sample_weight)``.
 
     In this order: the hyper-parameters and ``X`` by :func:`validate_fit_matrix`; with

@@ -150,7 +150,7 @@ class NystroemKernelRidge(FiniteResults, RegressorMixin, BaseEstimator):
         self.tol = tol
         self.random_state = random_state
 
-    def _check_domain(self, X: np.ndarray) -> np.ndarray:
+    def _check_domain(self, X: Any) -> np.ndarray:
         """A checked matrix ``X``, checked to lie in a kmlib kernel's domain too."""
         return self.kernel._check(X, "X") if isinstance(self.kernel, Kernel) else X
 
