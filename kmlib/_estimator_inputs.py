@@ -16,19 +16,26 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ._validation import (
+    FiniteResults,
     as_float_array,
     check_binary_labels,
     check_fitted,
+    check_gram_psd,
     check_matrix,
-    check_pair,
     check_predict_input,
     check_same_length,
+    check_sample_weight,
+    check_square,
     check_symmetric,
+    check_targets,
+    validate_params,
+    warn_column_y,
 )
 from .kernels.base import Kernel
 
-__all__ = ["PairwiseTags", "is_precomputed", "check_symmetric", "gram",
-           "fit_inputs", "prediction_gram"]
+__all__ = ["PairwiseTags", "is_precomputed", "check_symmetric", "gram", "check_fit_matrix",
+           "validate_fit_matrix", "validate_regression_fit", "fit_gram", "fit_inputs",
+           "prediction_gram"]
 
 
 def is_precomputed(kernel: Any) -> bool:
@@ -81,23 +88,91 @@ def gram(kernel: Any, X: np.ndarray, Y: np.ndarray | None = None, *, what: str |
     return G
 
 
-def fit_inputs(kernel: Any, X: ArrayLike, y: ArrayLike, *, need_gram: bool, one_class_why: str = ""
-               ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray, np.ndarray]:
-    """Check a kernel classifier's training data; return ``(K, X_fit, y, classes)``.
+def check_fit_matrix(kernel: Any, X: Any, *, accept_sparse: bool = False, min_rows: int = 1,
+                     why: str = "") -> np.ndarray | Any:
+    """The training ``X`` of a ``fit``: a matrix of points, or a precomputed Gram matrix.
 
-    ``K`` is the given (n, n) matrix if ``kernel="precomputed"``, ``kernel(X)`` if
-    ``need_gram``, else None; ``X_fit`` the checked inputs (None if precomputed); ``y``
-    the labels coded -1.0 (``classes[0]``) and +1.0 (``classes[1]``), ``classes`` the
-    two sorted labels.  ``one_class_why`` says why one class is not enough.
+    With ``kernel="precomputed"``, ``X`` must be a finite, square and symmetric matrix
+    (its positive semi-definiteness: :func:`fit_gram`); otherwise a finite matrix (n, d)
+    (a 1-D array is n points on a line), sparse too with ``accept_sparse``.  ``min_rows``
+    and ``why`` as in :func:`kmlib._validation.check_matrix`.
     """
-    classes, y = check_binary_labels(y, one_class_why=one_class_why)   # a column y warns
     if is_precomputed(kernel):
-        K, _ = check_pair(X, y, matrix="square")   # (y: the coded labels, checked above)
+        K = check_square(X, "X", min_rows=min_rows, why=why)
         check_symmetric(K, "X")
-        return K, None, y, classes
-    X_fit = check_matrix(X, "X", accept_sparse=True)
-    check_same_length(X_fit, y, "X", "y")
-    return (gram(kernel, X_fit) if need_gram else None), X_fit, y, classes
+        return K
+    return check_matrix(X, "X", accept_sparse=accept_sparse, min_rows=min_rows, why=why)
+
+
+def validate_fit_matrix(estimator: Any, X: Any, **options: Any) -> np.ndarray | Any:
+    """The first step of ``fit``: the hyper-parameters, then ``X`` (scikit-learn's order).
+
+    :func:`kmlib._validation.validate_params` (which records a DataFrame's column names),
+    then :func:`check_fit_matrix` with the estimator's ``kernel`` (if it has one) and
+    ``options``.
+    """
+    validate_params(estimator, X)
+    return check_fit_matrix(getattr(estimator, "kernel", None), X, **options)
+
+
+def validate_regression_fit(estimator: Any, X: Any, y: Any, sample_weight: Any = None, *,
+                            multi_output: bool = True, warn_column: bool = True,
+                            accept_sparse: bool = False
+                            ) -> tuple[np.ndarray | Any, np.ndarray, np.ndarray | None]:
+    """The training data of a regressor's ``fit``, checked: ``(X, y, sample_weight)``.
+
+    In this order: the hyper-parameters and ``X`` by :func:`validate_fit_matrix`; with
+    ``warn_column``, scikit-learn's warning for a column ``y`` (n, 1); ``y`` of shape (n,)
+    or, with ``multi_output``, (n, t); one response per row of ``X``; the weights (None,
+    or one finite weight >= 0 per row).
+    """
+    X = validate_fit_matrix(estimator, X, accept_sparse=accept_sparse)
+    if warn_column:
+        warn_column_y(y)
+    y = check_targets(y, multi_output=multi_output)
+    check_same_length(X, y, "X", "y")
+    return X, y, check_sample_weight(sample_weight, X)
+
+
+def fit_gram(kernel: Any, X: Any, who: str, *, finite: bool = False) -> np.ndarray:
+    """The training Gram matrix of ``X`` checked by :func:`check_fit_matrix`.
+
+    ``X`` itself if precomputed, else ``kernel(X)`` (by :func:`gram`, with ``finite``),
+    symmetric (a kmlib kernel's matrix is exactly so; a user's kernel's is checked, in a
+    pass that also refuses NaN and inf) and with no negative diagonal entry
+    (:func:`kmlib._validation.check_gram_psd`, whose message names ``who``).
+    """
+    pre = is_precomputed(kernel)
+    K = X if pre else gram(kernel, X, finite=finite)
+    what = "X" if pre else "kernel(X)"
+    if not (pre or isinstance(kernel, Kernel)):   # a precomputed X: by check_fit_matrix
+        check_symmetric(K, what)
+    check_gram_psd(K, what, who=who)
+    return K
+
+
+def fit_inputs(estimator: Any, X: ArrayLike, y: ArrayLike, sample_weight: Any = None, *,
+               need_gram: bool, one_class_why: str = ""
+               ) -> tuple[np.ndarray | None, Any, np.ndarray, np.ndarray, np.ndarray | None]:
+    """Check a kernel classifier's ``fit``; return ``(K, X_fit, y, classes, sample_weight)``.
+
+    In this order: the hyper-parameters of ``estimator``, the labels, ``X`` (as by
+    :func:`check_fit_matrix`, sparse accepted), one label per row, the Gram matrix, the
+    weights.  ``K`` is the given (n, n) matrix if ``kernel="precomputed"``, ``kernel(X)``
+    if ``need_gram``, else None (both checked by :func:`fit_gram`); ``X_fit`` the checked
+    inputs (None if precomputed); ``y`` the labels coded -1.0 (``classes[0]``) and +1.0
+    (``classes[1]``), ``classes`` the two sorted labels.  ``one_class_why`` says why one
+    class is not enough.  The weights must give each class a point of positive weight.
+    """
+    validate_params(estimator, X)
+    classes, y = check_binary_labels(y, one_class_why=one_class_why)   # a column y warns
+    kernel, pre = estimator.kernel, is_precomputed(estimator.kernel)
+    X = check_fit_matrix(kernel, X, accept_sparse=True)
+    check_same_length(X, y, "X", "y")
+    who = f"{type(estimator).__name__}.fit"
+    K = fit_gram(kernel, X, who, finite=True) if pre or need_gram else None
+    w = check_sample_weight(sample_weight, y, labels=y)   # each class weighted
+    return K, None if pre else X, y, classes, w
 
 
 def prediction_gram(estimator: Any, X: ArrayLike, fitted: str,
@@ -131,14 +206,16 @@ def prediction_gram(estimator: Any, X: ArrayLike, fitted: str,
     return gram(kernel, Xt, ref)
 
 
-class BinaryKernelClassifier(PairwiseTags, ClassifierMixin, BaseEstimator):
+class BinaryKernelClassifier(FiniteResults, PairwiseTags, ClassifierMixin, BaseEstimator):
     """Base of the two-class kernel classifiers: ``f(x) = sum_j c_j k(x, x_j) + b``.
 
     Subclasses fit ``dual_coef_`` and ``intercept_`` and call :meth:`_store_training`;
     this class holds what they share: the two-class tag, the training attributes
     (``X_fit_``, ``n_train_``, ``classes_``, ``n_features_in_``), the decision function
-    and the labels.
+    (a subclass's ``decision_function`` never returns inf or NaN silently) and the labels.
     """
+
+    _finite_methods = ("decision_function",)
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()

@@ -41,21 +41,18 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from . import _dask
 from ._blocks import block_rows, gen_blocks
-from ._estimator_inputs import gram
+from ._estimator_inputs import gram, validate_regression_fit
 from ._linalg import blas_threads, falkon_cg, one_blas_thread, psd_rtol
 from ._typing import KernelFunc, Seed
 from ._validation import (
     EPS,
+    FiniteResults,
     as_generator,
     check_finite_result,
     check_int,
     check_matrix,
     check_predict_input,
-    check_same_length,
-    check_vector,
-    finite_result,
     validate_params,
-    warn_column_y,
 )
 from ._validation.params import POSITIVE, POSITIVE_INT, Options
 from .kernels import Kernel
@@ -78,7 +75,7 @@ def _cholesky(M: np.ndarray, jitter: float, what: str) -> tuple[np.ndarray, floa
                      f"{jitter / 100:.3g}); use a positive-definite kernel")
 
 
-class NystroemKernelRidge(RegressorMixin, BaseEstimator):
+class NystroemKernelRidge(FiniteResults, RegressorMixin, BaseEstimator):
     r"""Kernel ridge regression on :math:`m` random landmarks, for millions of samples.
 
     Minimises :math:`\sum_i (y_i - f(x_i))^2 + \lambda\|f\|_{\mathcal H}^2` over
@@ -153,9 +150,12 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
         self.tol = tol
         self.random_state = random_state
 
-    def _inputs(self, X: ArrayLike) -> np.ndarray:
-        X = check_matrix(X, "X")
+    def _check_domain(self, X: Any) -> np.ndarray:
+        """A checked matrix ``X``, checked to lie in a kmlib kernel's domain too."""
         return self.kernel._check(X, "X") if isinstance(self.kernel, Kernel) else X
+
+    def _inputs(self, X: ArrayLike) -> np.ndarray:
+        return self._check_domain(check_matrix(X, "X"))
 
     def _sizes(self, n: int, stacklevel: int) -> tuple[int, int, str]:
         """(landmarks m, preconditioner rows s, solver) for n points, as both fits use them.
@@ -234,14 +234,13 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
         -------
         self
         """
-        validate_params(self, X)
         if _dask.is_dask(X, y):   # Dask arrays: blockwise sums as Dask tasks
+            validate_params(self, X)
             return _dask.nystroem_krr_fit(self, X, y, _cholesky)
+        X, y, _ = validate_regression_fit(self, X, y, multi_output=False)
+        X = self._check_domain(X)
         lam, max_iter, tol = float(self.lam), int(self.max_iter), float(self.tol)
         rng = as_generator(self.random_state)   # declared: checked by validate_params
-        warn_column_y(y)
-        X, y = self._inputs(X), check_vector(y, "y")
-        check_same_length(X, y, "X", "y")
         n = len(X)
         m, s, solver = self._sizes(n, stacklevel=3)
         self.landmark_indices_ = np.sort(rng.choice(n, size=m, replace=False))
@@ -293,7 +292,6 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
 
         return falkon_cg(matvec, T, A, b_s, lam, max_iter, tol, stacklevel=3)
 
-    @finite_result
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Evaluate :math:`\\hat f(x) = \\sum_j \\alpha_j k(x, \\tilde x_j)`, block by block.
 
@@ -309,10 +307,12 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
         if _dask.is_dask(X):   # a lazy Dask array, chunk by chunk
             return _dask.nystroem_krr_predict(self, X)
         X = check_predict_input(self, X, "dual_coef_")   # fitted; names, finite matrix, width
-        X = self._inputs(X)                               # (and a kmlib kernel's domain)
+        X = self._check_domain(X)
         out = np.empty(len(X))
 
         def step(blk: slice, _acc: np.ndarray) -> None:
-            out[blk] = self._block(X[blk]) @ self.dual_coef_
+            # an overflow is reported by the guard on the result; np.errstate is per thread
+            with np.errstate(over="ignore", invalid="ignore"):
+                out[blk] = self._block(X[blk]) @ self.dual_coef_
         self._sweep(X, step, 0, blas_threads())
         return out

@@ -45,26 +45,18 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from ._estimator_inputs import (
     PairwiseTags,
-    gram,
+    fit_gram,
     is_precomputed,
     prediction_gram,
+    validate_regression_fit,
 )
 from ._linalg import dot, eigh_copy, pinv_mask
 from ._validation import (
-    as_float_array,
+    FiniteResults,
     check_finite_result,
-    check_gram_psd,
-    check_matrix,
     check_pair,
-    check_same_length,
-    check_sample_weight,
-    check_square,
-    check_symmetric,
-    check_vector,
     finite_result,
     rank_tol,
-    validate_params,
-    warn_column_y,
 )
 from ._validation.params import NONNEGATIVE, validate_args
 from .kernels import Kernel
@@ -167,7 +159,7 @@ def krr_fit(K: ArrayLike, y: ArrayLike, lam: float) -> np.ndarray:
     return alpha
 
 
-class KernelRidge(PairwiseTags, RegressorMixin, BaseEstimator):
+class KernelRidge(FiniteResults, PairwiseTags, RegressorMixin, BaseEstimator):
     """Kernel ridge regression, :math:`\\alpha = (K + \\lambda I)^{-1} y`.
 
     Minimises :math:`\\sum_i w_i (y_i - f(x_i))^2 + \\lambda\\|f\\|_{\\mathcal H}^2`
@@ -247,25 +239,13 @@ class KernelRidge(PairwiseTags, RegressorMixin, BaseEstimator):
         -------
         self : KernelRidge
         """
-        validate_params(self, X)
+        X, y, w = validate_regression_fit(self, X, y, sample_weight, accept_sparse=True)
         kernel, lam, pre = self.kernel, float(self.lam), is_precomputed(self.kernel)
-        X = check_square(X, "X") if pre else check_matrix(X, "X", accept_sparse=True)
-        warn_column_y(y)
-        y = as_float_array(y, "y")
-        multi = y.ndim >= 2 and y.shape[1:] != (1,)
-        y = check_matrix(y, "y", allow_1d=False) if multi else check_vector(y, "y")
-        check_same_length(X, y, "X", "y")
-        w = check_sample_weight(sample_weight, X)
+        multi = y.ndim == 2
         sw = None if w is None else np.sqrt(w)
-        what = "X" if pre else "kernel(X)"
 
         def gram_matrix() -> np.ndarray:
-            # kmlib kernels check finiteness themselves, check_symmetric does for others
-            K = X if pre else gram(kernel, X, finite=False)
-            if not isinstance(kernel, Kernel):  # kmlib kernels are exactly symmetric
-                check_symmetric(K, what)
-            check_gram_psd(K, what, who="KernelRidge.fit")
-            return K
+            return fit_gram(kernel, X, "KernelRidge.fit")
 
         owned = isinstance(kernel, Kernel)  # fresh K; a user's kernel may return a cached array
         swy = None if sw is None else (sw[:, None] if multi else sw)
@@ -277,7 +257,6 @@ class KernelRidge(PairwiseTags, RegressorMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         return self
 
-    @finite_result
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Evaluate :math:`\\hat f(x) = \\sum_i \\alpha_i k(x, x_i)` at the rows of ``X``.
 

@@ -36,12 +36,9 @@ from ._estimator_inputs import (
 from ._logistic_newton import _newton, _objective
 from ._typing import KernelFunc
 from ._validation import (
-    check_gram_psd,
     check_pair,
-    check_sample_weight,
     check_vector,
     finite_result,
-    validate_params,
 )
 from ._validation.params import NONNEGATIVE, POSITIVE, POSITIVE_INT, validate_args
 
@@ -222,14 +219,10 @@ class KernelLogisticRegression(BinaryKernelClassifier):
         -------
         self : KernelLogisticRegression
         """
-        validate_params(self, X)
+        K, X_fit, y, classes, w = fit_inputs(self, X, y, sample_weight, need_gram=True,
+                                             one_class_why="the intercept would diverge")
         lam, tol, max_iter = float(self.lam), float(self.tol), int(self.max_iter)
-        K, X_fit, y, classes = fit_inputs(self.kernel, X, y, need_gram=True,
-                                 one_class_why="the intercept would diverge")
         K = np.ascontiguousarray(K)
-        check_gram_psd(K, "X" if X_fit is None else "kernel(X)", who="KernelLogisticRegression.fit")
-
-        w = check_sample_weight(sample_weight, y, labels=y)   # each class weighted (intercept)
         alpha, mu, n_iter, gnorm, obj, status, solver = _newton(K, y, lam, tol, max_iter, w)
         if status != "converged":
             if status == "max_iter":
@@ -255,7 +248,6 @@ class KernelLogisticRegression(BinaryKernelClassifier):
         self._store_training(K, X_fit, y, classes)
         return self
 
-    @finite_result
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         r"""Log-odds :math:`\mu + \sum_j \alpha_j k(x, x_j)` of the class +1.
 

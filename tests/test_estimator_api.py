@@ -24,12 +24,14 @@ from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.pipeline import make_pipeline
 
 from kmlib import kernels
+from kmlib.falkon import NystroemKernelRidge
 from kmlib.features import Nystroem, PositiveRandomFeatures, RandomFourierFeatures
 from kmlib.krr import KernelRidge
 from kmlib.logistic import KernelLogisticRegression
 from kmlib.model_selection import StackedRidge
 from kmlib.ridge import RidgeRegression
 from kmlib.svm import KernelSVM
+from kmlib.unsupervised import KernelPCA
 
 
 class Frame:
@@ -335,3 +337,87 @@ def test_ridge_sample_weight_needs_a_positive_finite_sum(w):
     X, y = _data()
     with pytest.raises(ValueError, match="positive, finite sum"):
         RidgeRegression().fit(X, y, sample_weight=w)
+
+
+# ---------------------------------------------------------------------------
+# results: predict, transform and decision_function never return inf or NaN
+# ---------------------------------------------------------------------------
+BIG = np.finfo(float).max
+
+
+def _kernel_coef(model, X):   # k(x, x) = 1 > 0 and k >= 0: a sum of BIG * k overflows at X
+    model.dual_coef_ = np.full_like(model.dual_coef_, BIG)
+    return X
+
+
+def _linear_coef(model, X):   # positive inputs: X @ coef_ overflows
+    model.coef_ = np.full_like(model.coef_, BIG)
+    return np.abs(X) + 1.0
+
+
+def _positive_features(model, X):   # exp of x . w ~ 1e300 overflows
+    model.W_ = np.full_like(model.W_, 1e300)
+    return np.abs(X) + 1.0
+
+
+def _kpca(model, X):   # cross Gram matrix ~1e150 times the directions ~1e200 overflows
+    model.eigenvectors_ = model.eigenvectors_ * 1e200
+    return X * 1e150
+
+
+HUGE = [
+    (KernelRidge(kernel=kernels.gaussian(1.0)), "reg", _kernel_coef, "predict"),
+    (RidgeRegression(), "reg", _linear_coef, "predict"),
+    (StackedRidge(lams=[0.1, 1.0]), "reg", _linear_coef, "predict"),
+    (NystroemKernelRidge(kernel=kernels.gaussian(1.0), n_components=10, random_state=0),
+     "reg", _kernel_coef, "predict"),
+    (KernelSVM(kernel=kernels.gaussian(1.0)), "clf", _kernel_coef, "decision_function"),
+    (KernelLogisticRegression(kernel=kernels.gaussian(1.0)), "clf", _kernel_coef,
+     "decision_function"),
+    (PositiveRandomFeatures(n_features=5, random_state=0), "reg", _positive_features,
+     "transform"),
+    (KernelPCA(2, kernel=kernels.linear()), "reg", _kpca, "transform"),
+]
+
+
+@pytest.mark.parametrize("est, kind, blow_up, method", HUGE,
+                         ids=lambda e: type(e).__name__ if hasattr(e, "fit") else "")
+def test_every_estimator_method_reports_an_overflow(est, kind, blow_up, method):
+    # reference: the float64 range (max 1.8e308); the fitted attributes made huge so that
+    # the result overflows, which must raise instead of returning inf
+    X, y = _supervised(kind)
+    model = clone(est).fit(X, y)
+    assert np.all(np.isfinite(getattr(model, method)(X)))
+    Xt = blow_up(model, X)
+    with pytest.raises(ValueError, match=rf"{type(est).__name__}\.{method}: the result is not "
+                                         "finite"):
+        getattr(model, method)(Xt)
+
+
+def test_the_finite_guard_sees_the_array_under_set_output_pandas():
+    # reference: set_output wraps transform when the class is created; the guard must be
+    # inside that wrapper, or a DataFrame of inf would pass it unseen
+    pytest.importorskip("pandas")
+    X = _data()[0]
+    model = PositiveRandomFeatures(n_features=5, random_state=0).set_output(transform="pandas")
+    model.fit(X)
+    _positive_features(model, X)
+    with pytest.raises(ValueError, match="the result is not finite"):
+        model.transform(X)
+
+
+def test_a_subclass_method_is_guarded_and_an_inherited_one_stays_guarded():
+    class Overflowing(KernelRidge):
+        def predict(self, X):
+            return np.full(len(X), np.inf)
+
+    class Inheriting(KernelRidge):
+        pass
+
+    X, y = _data()
+    with pytest.raises(ValueError, match=r"Overflowing\.predict: the result is not finite"):
+        Overflowing(kernel=kernels.gaussian(1.0)).fit(X, y).predict(X)
+    model = Inheriting(kernel=kernels.gaussian(1.0)).fit(X, y)
+    model.dual_coef_ = np.full(len(X), 1e308)
+    with pytest.raises(ValueError, match=r"KernelRidge\.predict: the result is not finite"):
+        model.predict(X)

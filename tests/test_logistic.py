@@ -345,3 +345,17 @@ def test_integer_sample_weights_equal_repeated_points_on_the_low_rank_path():
                                atol=1e-9)
     with pytest.raises(ValueError, match="no positive weight to one of the two classes"):
         KernelLogisticRegression(kernel=k).fit(X, y, sample_weight=(y > 0).astype(float))
+
+
+def test_a_kernel_whose_gram_matrix_is_not_symmetric_is_refused():
+    """Reference: a kernel is symmetric, k(x, z) = k(z, x); the rule of KernelRidge and
+    KernelPCA (check_symmetric on a user kernel's Gram matrix) applies here too."""
+    X = np.random.default_rng(0).normal(size=(12, 2))
+    y = np.where(X[:, 0] > 0, 1, -1)
+
+    def lopsided(A, B=None):
+        G = A @ (A if B is None else B).T
+        return G + np.triu(np.ones(G.shape), 1) if B is None else G
+
+    with pytest.raises(ValueError, match=r"kernel\(X\) must be a symmetric Gram matrix"):
+        KernelLogisticRegression(kernel=lopsided).fit(X, y)

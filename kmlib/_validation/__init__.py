@@ -20,6 +20,7 @@ from .arrays import (
     check_matrix,
     check_same_length,
     check_square,
+    check_targets,
     check_unit_interval,
     check_vector,
     preserve_float32,
@@ -53,6 +54,7 @@ from .params import (
     validate_params,
 )
 from .results import (
+    FiniteResults,
     check_finite_result,
     finite_result,
 )
@@ -81,10 +83,11 @@ __all__ = [
     "check_pair", "check_predict_input",
     "check_binary_labels", "check_finite_result", "finite_result", "check_gram_psd",
     "check_eigenvalues_psd", "PSD_RTOL", "SYMMETRY_RTOL", "check_matrix", "check_vector",
-    "check_same_length", "check_lam", "check_lam_grid", "check_path", "check_batch",
+    "check_same_length", "check_targets", "check_lam", "check_lam_grid", "check_path",
+    "check_batch",
     "check_positive", "check_nonnegative", "check_int", "check_labels", "check_rng",
     "check_fitted", "check_square", "check_unit_interval", "check_real", "check_symmetric",
     "check_feature_names", "check_sample_weight", "warn_column_y", "Interval", "Options",
     "Real", "Integral", "check_constraints", "validate_args", "validate_params",
-    "POSITIVE", "NONNEGATIVE", "POSITIVE_INT", "preserve_float32",
+    "POSITIVE", "NONNEGATIVE", "POSITIVE_INT", "preserve_float32", "FiniteResults",
 ]

@@ -90,12 +90,14 @@ def _finite(a: np.ndarray, name: str) -> None:
 @overload
 def check_matrix(X: ArrayLike, name: str = ..., *, allow_1d: bool = ..., min_rows: int = ...,
                  finite: bool = ..., accept_sparse: Literal[False] = ...,
-                 why: str = ...) -> np.ndarray: ...
+                 why: str = ..., square: bool = ...) -> np.ndarray: ...
 @overload
 def check_matrix(X: Any, name: str = ..., *, allow_1d: bool = ..., min_rows: int = ...,
-                 finite: bool = ..., accept_sparse: bool, why: str = ...) -> Any: ...
+                 finite: bool = ..., accept_sparse: bool, why: str = ...,
+                 square: bool = ...) -> Any: ...
 def check_matrix(X: Any, name: str = "X", *, allow_1d: bool = True, min_rows: int = 1,
-                 finite: bool = True, accept_sparse: bool = False, why: str = "") -> Any:
+                 finite: bool = True, accept_sparse: bool = False, why: str = "",
+                 square: bool = False) -> Any:
     """Return ``X`` as a float 2-D array of shape (n, d), with at least ``min_rows`` rows.
 
     A 1-D input of length n is read as n points in one dimension (shape (n, 1)),
@@ -103,7 +105,8 @@ def check_matrix(X: Any, name: str = "X", *, allow_1d: bool = True, min_rows: in
     ``accept_sparse``, a ``scipy.sparse`` matrix is returned as a float64 CSR matrix,
     checked by scikit-learn's public ``check_array`` (finite, not empty); otherwise it
     is refused with a TypeError that names ``X.toarray()``.  ``why`` says, in the message
-    for too few rows, why ``min_rows`` are needed.
+    for too few rows, why ``min_rows`` are needed.  With ``square`` (dense only), the
+    matrix must be square, as by :func:`check_square`.
     """
     if accept_sparse and scipy.sparse.issparse(X):
         return check_array(X, accept_sparse="csr", dtype=np.float64, input_name=name,
@@ -126,6 +129,8 @@ def check_matrix(X: Any, name: str = "X", *, allow_1d: bool = True, min_rows: in
                          f"{min_rows} is required{f' ({why})' if why else ''}.")
     if finite:
         _finite(A, name)
+    if square and A.shape[0] != A.shape[1]:
+        raise ValueError(f"{name} must be a square matrix; got shape {A.shape}")
     return A
 
 
@@ -149,6 +154,18 @@ def check_vector(y: ArrayLike, name: str = "y", *, finite: bool = True,
     return v
 
 
+def check_targets(y: ArrayLike, name: str = "y", *, multi_output: bool = True) -> np.ndarray:
+    """Return a regression's responses: shape (n,), or (n, t) for t outputs.
+
+    A column (n, 1) is flattened, as by :func:`check_vector`; with ``multi_output=False``
+    every other shape is refused as by :func:`check_vector` too.
+    """
+    Y = as_float_array(y, name)
+    if multi_output and Y.ndim >= 2 and Y.shape[1:] != (1,):
+        return check_matrix(Y, name, allow_1d=False)
+    return check_vector(Y, name)
+
+
 def check_same_length(a: Any, b: Any, name_a: str = "X", name_b: str = "y", *,
                       axis: int = 0) -> None:
     """Raise unless ``a`` and ``b`` have the same number of rows (``axis=1``: of columns)."""
@@ -161,10 +178,7 @@ def check_same_length(a: Any, b: Any, name_a: str = "X", name_b: str = "y", *,
 def check_square(K: ArrayLike, name: str = "K", *, min_rows: int = 1,
                  why: str = "") -> np.ndarray:
     """Return ``K`` as a finite float square 2-D array (``min_rows``: see check_matrix)."""
-    A = check_matrix(K, name, allow_1d=False, min_rows=min_rows, why=why)
-    if A.shape[0] != A.shape[1]:
-        raise ValueError(f"{name} must be a square matrix; got shape {A.shape}")
-    return A
+    return check_matrix(K, name, allow_1d=False, min_rows=min_rows, why=why, square=True)
 
 
 def check_unit_interval(X: Any, name: str = "x", who: str = "", *,

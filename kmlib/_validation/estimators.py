@@ -12,7 +12,7 @@ from sklearn.utils import check_array, column_or_1d
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_non_negative, validate_data
 
-from .arrays import check_given, check_matrix, check_same_length, check_square, check_vector
+from .arrays import check_given, check_matrix, check_same_length, check_vector
 from .gram import check_gram_psd, check_symmetric
 
 
@@ -48,10 +48,8 @@ def check_pair(M: Any, v: Any, names: tuple[str, str] = ("X", "y"), *, matrix: s
     in :func:`check_matrix`.
     """
     m_name, v_name = names
-    if matrix in ("square", "gram"):
-        M = check_square(M, m_name, min_rows=min_rows, why=why)
-    else:
-        M = check_matrix(M, m_name, allow_1d=matrix == "points", min_rows=min_rows, why=why)
+    M = check_matrix(M, m_name, allow_1d=matrix == "points", square=matrix in ("square", "gram"),
+                     min_rows=min_rows, why=why)
     v = check_labels(v, v_name, both=labels == "both") if labels else check_vector(v, v_name)
     check_same_length(M, v, m_name, v_name)
     if matrix == "gram":

@@ -82,3 +82,22 @@ def finite_result(func: F | None = None, *, allow_inf: bool = False) -> Any:
         return out
 
     return wrapper
+
+
+class FiniteResults:
+    """Mixin of kmlib's estimators: their results are never inf or NaN silently.
+
+    Each method named in ``_finite_methods`` that a class defines (an inherited one is
+    guarded already) is wrapped by :func:`finite_result` when the class is created: one
+    declaration per class instead of a decorator per method.  The guard is applied before
+    the ``__init_subclass__`` of the other bases runs (e.g. scikit-learn's ``set_output``
+    wrapper), so that it sees the array the method returns.
+    """
+
+    _finite_methods: tuple[str, ...] = ("predict", "transform", "decision_function")
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        for name in cls._finite_methods:
+            if name in vars(cls):
+                setattr(cls, name, finite_result(vars(cls)[name]))
+        super().__init_subclass__(**kwargs)

@@ -45,9 +45,7 @@ def check_lam(lam: Any, name: str = "lam", *, allow_array: bool = False) -> Any:
 
 def check_lam_grid(lams: Any, name: str = "lams") -> np.ndarray:
     """Penalties as a non-empty 1-D float array, each finite and >= 0 (a scalar gives one)."""
-    if np.ndim(lams) == 0:
-        return np.array([check_lam(lams, name)])
-    return check_lam(lams, name, allow_array=True)
+    return np.atleast_1d(check_lam(lams, name, allow_array=True))
 
 
 def check_path(M: Any, v: Any, lams: Any, names: tuple[str, str] = ("X", "y"), *,

@@ -15,9 +15,9 @@ from .. import _dask
 from .._blocks import row_blocks
 from .._estimator_inputs import (
     PairwiseTags,
-    check_symmetric,
     gram,
     is_precomputed,
+    validate_fit_matrix,
 )
 from .._linalg import eigh_owned, psd_eigenpairs
 from .._typing import KernelFunc, Seed
@@ -25,11 +25,8 @@ from .._validation import (
     as_generator,
     check_finite_result,
     check_gram_psd,
-    check_matrix,
     check_predict_input,
-    check_square,
     preserve_float32,
-    validate_params,
 )
 from .._validation.params import POSITIVE, POSITIVE_INT
 
@@ -112,12 +109,8 @@ class Nystroem(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         -------
         self
         """
-        validate_params(self, X)
-        pre = is_precomputed(self.kernel)
-        X = check_square(X, "X") if pre else check_matrix(X, "X", accept_sparse=True)
-        if pre:
-            check_symmetric(X, "X")
-        n = X.shape[0]
+        X = validate_fit_matrix(self, X, accept_sparse=True)
+        pre, n = is_precomputed(self.kernel), X.shape[0]
         m = int(self.n_components)
         if m > n:
             warnings.warn(f"n_components={m} > n_samples={n}: n_components was set to "

@@ -11,14 +11,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
+from .._estimator_inputs import validate_fit_matrix
 from .._typing import Seed
 from .._validation import (
+    FiniteResults,
     as_generator,
-    check_matrix,
     check_predict_input,
-    finite_result,
     preserve_float32,
-    validate_params,
 )
 from .._validation.params import POSITIVE_INT
 
@@ -27,7 +26,8 @@ __all__ = [
 ]
 
 
-class PositiveRandomFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class PositiveRandomFeatures(FiniteResults, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                             BaseEstimator):
     r"""Positive random features for the softmax kernel :math:`\exp(x^\top x')`.
 
     Each feature is :math:`\varphi_w(x) = D^{-1/2}\exp(-\|x\|^2/2 + w^\top x)`
@@ -63,15 +63,13 @@ class PositiveRandomFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
 
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> "PositiveRandomFeatures":
         """Draw the random vectors for inputs of X's dimension; returns ``self``."""
-        validate_params(self, X)
+        X = validate_fit_matrix(self, X)
         D = int(self.n_features)
-        X = check_matrix(X, "X")
         rng = as_generator(self.random_state)   # declared: checked by validate_params
         self.W_ = rng.standard_normal((D, X.shape[1])).T   # draws in feature order
         self.n_features_in_, self._n_features_out = X.shape[1], D
         return self
 
-    @finite_result
     @preserve_float32
     def transform(self, X: ArrayLike) -> np.ndarray:
         """Map ``X`` (shape (n_samples, n_dims)) to features of shape (n_samples, n_features)."""

@@ -11,15 +11,16 @@ import scipy.optimize
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, RegressorMixin
 
+from .._estimator_inputs import validate_regression_fit
 from .._folds import Folds
 from .._validation import (
+    FiniteResults,
     check_finite_result,
     check_pair,
     check_predict_input,
     finite_result,
-    warn_column_y,
 )
-from .._validation.params import Integral, Interval, validate_params
+from .._validation.params import Integral, Interval
 from .cv import (
     oof_predictions,
     ridge_fit_path,
@@ -53,7 +54,7 @@ def stack(P: ArrayLike, y: ArrayLike) -> np.ndarray:
     return w
 
 
-class StackedRidge(RegressorMixin, BaseEstimator):
+class StackedRidge(FiniteResults, RegressorMixin, BaseEstimator):
     """Stacked ridge regression: an NNLS combination of ridge fits along a λ-grid.
 
     ``fit`` computes the out-of-fold predictions of every penalty, the NNLS
@@ -96,9 +97,7 @@ class StackedRidge(RegressorMixin, BaseEstimator):
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "StackedRidge":
         """Fit the stacked predictor; returns ``self``."""
-        validate_params(self, X)
-        warn_column_y(y)
-        X, y = check_pair(X, y)
+        X, y, _ = validate_regression_fit(self, X, y, multi_output=False)
         opts = dict(fit_intercept=self.fit_intercept, standardize=self.standardize)
         self.oof_ = oof_predictions(X, y, self.lams, self.folds, **opts)
         self.cv_ = np.mean((y[:, None] - self.oof_) ** 2, axis=0)
@@ -110,7 +109,6 @@ class StackedRidge(RegressorMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         return self
 
-    @finite_result
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Stacked predictions at the rows of ``X``."""
         X = check_predict_input(self, X, "coef_")

@@ -12,21 +12,17 @@ from numpy.typing import ArrayLike
 from scipy import linalg as sla
 from sklearn.base import BaseEstimator, RegressorMixin
 
+from .._estimator_inputs import validate_regression_fit
 from .._linalg import rank_deficiency_error
 from .._ridge import pow2_scale, ridge_svd_path, shrinkage, standardize_columns
 from .._validation import (
-    as_float_array,
+    FiniteResults,
     check_finite_result,
-    check_matrix,
     check_pair,
     check_path,
     check_predict_input,
-    check_same_length,
-    check_sample_weight,
-    check_vector,
     finite_result,
     rank_tol,
-    validate_params,
 )
 from .._validation.params import NONNEGATIVE, Options, validate_args
 from ._core import _METHODS, _cholesky_solve, _solve_many
@@ -206,7 +202,7 @@ def ridge_augmented(X: ArrayLike, y: ArrayLike, lam: float, *, fit_intercept: bo
     return 0.0, sol
 
 
-class RidgeRegression(RegressorMixin, BaseEstimator):
+class RidgeRegression(FiniteResults, RegressorMixin, BaseEstimator):
     """Ridge regression with an unpenalised intercept and standardised columns.
 
     Fits ``argmin_{mu, beta} ||y - mu 1 - Z beta||^2 + lam ||beta||^2`` where
@@ -276,15 +272,9 @@ class RidgeRegression(RegressorMixin, BaseEstimator):
         -------
         self : RidgeRegression
         """
-        validate_params(self, X)
-        lam = float(self.lam)
-        X = check_matrix(X, "X")
-        y = as_float_array(y, "y")
-        multi = y.ndim == 2 and y.shape[1] != 1
-        y = check_matrix(y, "y", allow_1d=False) if multi else check_vector(y, "y")
-        check_same_length(X, y, "X", "y")
+        X, y, w = validate_regression_fit(self, X, y, sample_weight, warn_column=False)
+        lam, multi = float(self.lam), y.ndim == 2
         (n, p), Y = X.shape, y.reshape(len(y), -1)
-        w = check_sample_weight(sample_weight, X)
         with np.errstate(over="ignore"):
             total = 1.0 if w is None else float(np.sum(w))
         if not 0 < total < np.inf:
@@ -310,7 +300,6 @@ class RidgeRegression(RegressorMixin, BaseEstimator):
         self.n_features_in_ = p
         return self
 
-    @finite_result
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Predict ``X @ coef_ + intercept_``.
 

@@ -18,9 +18,7 @@ from .._estimator_inputs import (
 )
 from .._validation import (
     check_gram_psd,
-    check_sample_weight,
     finite_result,
-    validate_params,
 )
 from .._validation.params import POSITIVE, POSITIVE_INT, Interval, Real, validate_args
 from .smo import _Rows, _smo
@@ -151,17 +149,14 @@ class KernelSVM(BinaryKernelClassifier):
         -------
         self : KernelSVM
         """
-        validate_params(self, X)
+        K, X_fit, y, classes, w = fit_inputs(self, X, y, sample_weight, need_gram=False)
         C, tol, max_iter = float(self.C), float(self.tol), int(self.max_iter)
-        K, X_fit, y, classes = fit_inputs(self.kernel, X, y, need_gram=False)
         if X_fit is None:
             K = np.ascontiguousarray(K)
-            check_gram_psd(K, "X", who="KernelSVM.fit")
             rows = _Rows.of_matrix(K)
         else:
             rows = _Rows.of_kernel(self.kernel, X_fit)  # type: ignore[arg-type]  # not precomputed
             check_gram_psd(rows.diag, "kernel(X)", who="KernelSVM.fit")  # O(n), never n x n
-        w = check_sample_weight(sample_weight, y, labels=y)   # each class weighted
         if w is not None:  # C * w, with inf * 0 = 0 (a point of weight 0 plays no part)
             C = np.where(w > 0, C, 0.0) * w
         a, b, objective, n_iter, converged = _smo(rows, y, C, tol, max_iter)
@@ -183,7 +178,6 @@ class KernelSVM(BinaryKernelClassifier):
         self.support_vectors_ = None if X_fit is None else X_fit[sv]
         return self
 
-    @finite_result
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         r"""Evaluate :math:`f(x) = \sum_{i \in SV} a_i y_i k(x, x_i) + b`.
 

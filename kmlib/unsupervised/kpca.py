@@ -19,6 +19,8 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 
 from .._estimator_inputs import (
     PairwiseTags,
+    check_fit_matrix,
+    fit_gram,
     gram,
     is_precomputed,
     prediction_gram,
@@ -26,13 +28,11 @@ from .._estimator_inputs import (
 from .._linalg import dot, psd_eigenpairs, psd_rtol
 from .._typing import KernelFunc
 from .._validation import (
+    FiniteResults,
     NotFittedError,
     check_fitted,
-    check_gram_psd,
     check_matrix,
     check_n_features,
-    check_square,
-    check_symmetric,
     preserve_float32,
     validate_params,
 )
@@ -43,7 +43,8 @@ from ._common import center_gram
 __all__ = ["KernelPCA"]
 
 
-class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class KernelPCA(FiniteResults, PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                BaseEstimator):
     r"""Kernel PCA, a scikit-learn transformer (``Pipeline``, ``clone``, ``set_output``).
 
     It agrees with :class:`sklearn.decomposition.KernelPCA` (``eigen_solver="dense"``) given
@@ -144,20 +145,14 @@ class KernelPCA(PairwiseTags, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             raise ValueError("fit_inverse_transform=True needs the input points; it cannot be "
                              "used with kernel='precomputed'")
         alpha = float(self.alpha)
-        why = "KernelPCA centres the data"
-        A: Any   # the checked X: a square array if precomputed, else a matrix (maybe sparse)
-        if pre:
-            A = check_square(X, "X", min_rows=2, why=why)
-        else:
-            A = check_matrix(X, "X", accept_sparse=True, min_rows=2, why=why)
+        # the checked X: a square symmetric array if precomputed, else a matrix (maybe sparse)
+        A = check_fit_matrix(self.kernel, X, accept_sparse=True, min_rows=2,
+                             why="KernelPCA centres the data")
         if self.fit_inverse_transform and scipy.sparse.issparse(A):
             raise TypeError("KernelPCA(fit_inverse_transform=True) cannot use a sparse X (it "
                             "learns a map back to dense points); pass X.toarray()")
-        K = A if pre else gram(self.kernel, A, finite=False)
+        K = fit_gram(self.kernel, A, "KernelPCA.fit")
         what = "X" if pre else "kernel(X)"
-        if not isinstance(self.kernel, Kernel):  # kmlib kernels are exactly symmetric
-            check_symmetric(K, what)
-        check_gram_psd(K, what, who="KernelPCA.fit")
         owned = not pre and isinstance(self.kernel, Kernel)  # a fresh K, not the user's array
         Kc, self._col_means, self._grand_mean = center_gram(K, overwrite=owned)
         n = len(Kc)
