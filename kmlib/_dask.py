@@ -196,8 +196,10 @@ def nystroem_krr_fit(est: Any, X: Any, y: Any,
         del Kmm
     if solver == "direct":
         acc = _blockwise_sum(_phi_gram_chunk, [X, y], est, T)
-    else:
+    elif s > m:
         acc = _blockwise_sum(_phi_gram_chunk, [X[rows], y[rows]], est, T)
+    else:   # s = m: the preconditioner of the landmarks alone, no further rows to sum
+        acc = np.zeros((m, m + 1))
     with one_blas_thread():
         G = acc[:, :m]
         if solver == "direct":
