@@ -40,11 +40,10 @@ from ._linalg import falkon_cg, one_blas_thread, psd_rtol
 from ._validation import (
     EPS,
     as_generator,
-    check_feature_names,
     check_finite_result,
     check_fitted,
     check_matrix,
-    check_n_features,
+    check_predict_input,
     check_same_length,
     check_vector,
     warn_column_y,
@@ -211,7 +210,7 @@ def nystroem_krr_fit(est: Any, X: Any, y: Any,
             G += T @ T.T
             G *= n / s
             A = cholesky(G, lam, "the FALKON preconditioner")[0]
-            b_s = (n / s) * (acc[:, m] + T @ check_vector(y_L, "y"))   # ~ Phi^T y
+            b_s = (n / s) * (acc[:, m] + T @ y_L)   # ~ Phi^T y (y is checked by the 1st pass)
             del G, acc
             alpha, est.n_iter_ = _pcg(est, X, y, T, A, b_s, lam, max_iter, tol)
     est.dual_coef_ = check_finite_result(alpha, "NystroemKernelRidge.fit: dual_coef_",
@@ -252,12 +251,13 @@ def transform(est: Any, X: Any, fitted: str, n_out: Callable[[Any], int]) -> Any
 def _check_predict_input(est: Any, X: Any, fitted: str) -> Any:
     """The NumPy methods' checks (fitted; column names and number, on the Dask array's shape).
 
-    Each chunk's values are checked when the NumPy method runs on it.
+    :func:`check_predict_input` runs on one row of zeros of ``X``'s width (a Dask array has
+    no column names, like that row); each chunk's values are checked when the NumPy method
+    runs on it.
     """
     check_fitted(est, fitted)
     X = _rows(X, "X")
-    check_feature_names(est, X, reset=False)
-    check_n_features(est, X)
+    check_predict_input(est, np.zeros((1, X.shape[1])))
     return X
 
 

@@ -202,6 +202,12 @@ def test_a_nan_in_a_chunk_is_refused_like_in_numpy(client, data):
                               random_state=0)
     with pytest.raises(ValueError, match="NaN|finite"):
         est.fit(*_dask(X, y))
+    # a NaN response at a landmark (pcg: refused by the first pass over every chunk of y)
+    X, y = data[0], data[1].copy()
+    kw = dict(kernel=kernels.gaussian(1.0), n_components=20, solver="pcg", random_state=0)
+    y[NystroemKernelRidge(**kw).fit(X, data[1]).landmark_indices_[3]] = np.nan
+    with pytest.raises(ValueError, match="y contains 1 NaN"):
+        NystroemKernelRidge(**kw).fit(*_dask(X, y))
 
 
 def test_kmlib_does_not_import_dask_for_numpy_inputs():
