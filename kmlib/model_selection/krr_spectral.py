@@ -12,9 +12,9 @@ so after one :math:`O(n^3)` factorisation every further value of
 :math:`\\lambda` costs only :math:`O(n^2)` (a "spectral filter").  This module
 holds that engine: the fitted values along a penalty grid (:func:`krr_path`,
 through the shrinkage factors :math:`d/(d+\\lambda)`), the exact leave-one-out
-error of chapter 2 for every penalty (:func:`krr_loo`), and the validation
-and pseudo-inverse helpers shared with ``kmlib.model_selection.krr_cv``
-and ``kmlib.model_selection.krr_tuning``.
+error of chapter 2 for every penalty (:func:`krr_loo`), and the pseudo-inverse
+helpers shared with ``kmlib.model_selection.krr_cv`` and
+``kmlib.model_selection.krr_tuning``.
 
 ``lam = 0`` in :func:`krr_path` means the minimum-norm interpolant
 (pseudo-inverse with the rank tolerance of :mod:`kmlib.krr`); a penalty
@@ -43,11 +43,6 @@ __all__ = ["krr_path", "krr_loo"]
 # ---------------------------------------------------------------------------
 # helpers (shared with krr_cv and krr_tuning)
 # ---------------------------------------------------------------------------
-def _prepare(K: ArrayLike, y: ArrayLike, lams: ArrayLike, min_rows: int = 1, why: str = ""
-             ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    return check_path(K, y, lams, ("K", "y"), matrix="gram", min_rows=min_rows, why=why)
-
-
 def _inverse_filter(d: np.ndarray, lams: np.ndarray) -> NDArray[np.float64]:
     """Matrix ``W[k, j] = 1 / (d_k + lams_j)``, zero where the pseudo-inverse drops it."""
     S = d[:, None] + lams[None, :]
@@ -121,7 +116,7 @@ def krr_path(K: ArrayLike, y: ArrayLike, lams: ArrayLike) -> NDArray[np.float64]
     >>> np.allclose(F[0], K @ np.linalg.solve(K + np.eye(2), [1.0, 0.0]))
     True
     """
-    K, y, lams = _prepare(K, y, lams)
+    K, y, lams = check_path(K, y, lams, ("K", "y"), matrix="gram")
     d, U = eigh_owned(np.array(K, order="C", copy=True))
     check_eigenvalues_psd(d, "K", who="krr_path")
     _warn_dropped(d, lams, "krr_path")
@@ -173,7 +168,7 @@ def krr_loo(K: ArrayLike, y: ArrayLike, lams: ArrayLike) -> NDArray[np.float64]:
     >>> loo.shape
     (2,)
     """
-    K, y, lams = _prepare(K, y, lams, min_rows=2, why="leave-one-out")
+    K, y, lams = check_path(K, y, lams, ("K", "y"), matrix="gram", min_rows=2, why="leave-one-out")
     if np.any(lams <= 0):
         raise ValueError(
             f"lams must be > 0 for leave-one-out (at lam = 0 the fit interpolates and "
