@@ -70,6 +70,16 @@ def _warn_dropped(d: np.ndarray, lams: np.ndarray, who: str) -> None:
         )
 
 
+def _eigh_psd(K: np.ndarray, who: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(d, U)``, the eigendecomposition of a copy of the checked Gram matrix ``K``.
+
+    An eigenvalue below rounding of zero raises (``check_eigenvalues_psd``, naming ``who``).
+    """
+    d, U = eigh_owned(np.array(K, order="C", copy=True))
+    check_eigenvalues_psd(d, "K", who=who)
+    return d, U
+
+
 def _dual_path(A: np.ndarray, y: np.ndarray, lams: np.ndarray) -> NDArray[np.float64]:
     """Dual coefficients for every penalty from one eigendecomposition.
 
@@ -117,8 +127,7 @@ def krr_path(K: ArrayLike, y: ArrayLike, lams: ArrayLike) -> NDArray[np.float64]
     True
     """
     K, y, lams = check_path(K, y, lams, ("K", "y"), matrix="gram")
-    d, U = eigh_owned(np.array(K, order="C", copy=True))
-    check_eigenvalues_psd(d, "K", who="krr_path")
+    d, U = _eigh_psd(K, "krr_path")
     _warn_dropped(d, lams, "krr_path")
     G = d[:, None] * _inverse_filter(d, lams)  # d / (d + lam), pseudo-inverse convention
     fitted = dot(U, dot(U.T, y)[:, None] * G)  # (n, L), Fortran order
@@ -175,8 +184,7 @@ def krr_loo(K: ArrayLike, y: ArrayLike, lams: ArrayLike) -> NDArray[np.float64]:
             f"1 - H_ii = 0); got minimum {float(lams.min())!r}"
         )
     n = K.shape[0]
-    d, U = eigh_owned(np.array(K, order="C", copy=True))
-    check_eigenvalues_psd(d, "K", who="krr_loo")
+    d, U = _eigh_psd(K, "krr_loo")
     S = d[:, None] + lams[None, :]
     if not np.all(pinv_mask(S, n)):
         j = int(np.argmin(np.min(np.abs(S), axis=0)))
