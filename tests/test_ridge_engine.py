@@ -103,3 +103,12 @@ def test_huge_designs_give_the_least_squares_path_not_zeros(standardize):
     np.testing.assert_allclose(R.ridge_path(1e160 * X0, y, [1.0])[:, 0] * 1e160, ols0, rtol=1e-8)
     np.testing.assert_allclose(R.fitted_values_path(1e160 * X0, y, [1.0])[:, 0], X0 @ ols0,
                                rtol=1e-8)
+
+
+def test_principal_components_returns_its_named_tuple_and_refuses_an_overflow():
+    from kmlib.ridge import PrincipalComponents, principal_components
+
+    X = np.random.default_rng(0).normal(size=(6, 2))
+    assert isinstance(principal_components(X), PrincipalComponents)   # a class, not a wrapper
+    with pytest.raises(ValueError, match="principal_components: the result is not finite"):
+        principal_components(1e200 * X)   # the variances d**2 / n overflow
