@@ -230,9 +230,7 @@ def _pcg(est: Any, X: Any, y: Any, T: np.ndarray, A: np.ndarray, b_s: np.ndarray
 
 def nystroem_krr_predict(est: Any, X: Any) -> Any:
     """:meth:`NystroemKernelRidge.predict` on a Dask array: a lazy Dask array."""
-    X = _check_predict_input(est, X, "dual_coef_")
-    return X.map_blocks(_predict_chunk, est, drop_axis=1, dtype=np.float64,
-                        meta=np.empty((0,)))
+    return _map_chunks(est, X, "dual_coef_", None)
 
 
 # ----------------------------------------------------------------------- feature maps
@@ -242,23 +240,26 @@ def _transform_chunk(Xb: np.ndarray, est: Any, n_out: int) -> np.ndarray:
 
 def transform(est: Any, X: Any, fitted: str, n_out: Callable[[Any], int]) -> Any:
     """``est.transform`` on a Dask array, chunk by chunk: a lazy Dask array."""
-    X = _check_predict_input(est, X, fitted)
-    cols = n_out(est)
-    return X.map_blocks(_transform_chunk, est, cols, chunks=(X.chunks[0], (cols,)),
-                        dtype=np.float64, meta=np.empty((0, 0)))
+    return _map_chunks(est, X, fitted, n_out)
 
 
-def _check_predict_input(est: Any, X: Any, fitted: str) -> Any:
-    """The NumPy methods' checks (fitted; column names and number, on the Dask array's shape).
+def _map_chunks(est: Any, X: Any, fitted: str, n_out: Callable[[Any], int] | None) -> Any:
+    """``est.predict`` (``n_out`` None) or ``est.transform`` on X's chunks: a lazy Dask array.
 
-    :func:`check_predict_input` runs on one row of zeros of ``X``'s width (a Dask array has
-    no column names, like that row); each chunk's values are checked when the NumPy method
-    runs on it.
+    ``n_out(est)`` is the number of columns of a transform.  First the NumPy methods'
+    checks, on the Dask array's shape: fitted, then :func:`check_predict_input` (column
+    names and number) on one row of zeros of ``X``'s width (a Dask array has no column
+    names, like that row); each chunk's values are checked when the NumPy method runs on it.
     """
     check_fitted(est, fitted)
     X = _rows(X, "X")
     check_predict_input(est, np.zeros((1, X.shape[1])))
-    return X
+    if n_out is None:
+        return X.map_blocks(_predict_chunk, est, drop_axis=1, dtype=np.float64,
+                            meta=np.empty((0,)))
+    cols = n_out(est)
+    return X.map_blocks(_transform_chunk, est, cols, chunks=(X.chunks[0], (cols,)),
+                        dtype=np.float64, meta=np.empty((0, 0)))
 
 
 # ---------------------------------------------------------------------- linear-time MMD
