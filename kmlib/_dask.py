@@ -97,8 +97,11 @@ def _response(y: Any, X: Any) -> Any:
     """``y`` as a 1-D Dask array with the row chunks of the Dask array ``X``."""
     import dask.array as da
 
-    if not isinstance(y, da.Array):
-        return da.from_array(check_vector(y, "y"), chunks=(X.chunks[0],))
+    if not isinstance(y, da.Array):   # the NumPy fit's checks, then X's row chunks
+        warn_column_y(y)
+        v = check_vector(y, "y")
+        check_same_length(X, v)
+        return da.from_array(v, chunks=(X.chunks[0],))
     _check_known_rows(y, "y")
     # the NumPy rules (a column warns, 1-D, one entry per row) on the shape alone
     warn_column_y(np.broadcast_to(0.0, y.shape))

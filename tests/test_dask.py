@@ -19,6 +19,7 @@ dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("dask.distributed")
 
 from dask.callbacks import Callback  # noqa: E402
+from sklearn.exceptions import DataConversionWarning  # noqa: E402
 
 from kmlib import features, kernels  # noqa: E402
 from kmlib.falkon import NystroemKernelRidge  # noqa: E402
@@ -182,6 +183,11 @@ def test_bad_chunks_raise_with_the_remedy(data):
         est.fit(unknown, yd)
     with pytest.raises(ValueError, match=r"y has unknown chunk sizes"):
         est.fit(Xd, yd[yd > -np.inf])
+    # a NumPy y: the NumPy fit's messages (it used to be dask's "Chunks do not add up")
+    with pytest.raises(ValueError, match="X and y must have the same number of samples"):
+        est.fit(Xd, y[:-1])
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        est.fit(Xd, y[:, None])
     est.fit(X, y)
     for method in (est.predict, features.RandomFourierFeatures(random_state=0).fit(X).transform):
         with pytest.raises(ValueError, match=r"rechunk\(\{1: -1\}\)"):
