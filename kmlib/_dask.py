@@ -40,11 +40,10 @@ from ._linalg import falkon_cg, one_blas_thread, psd_rtol
 from ._validation import (
     EPS,
     as_generator,
-    check_feature_names,
     check_finite_result,
     check_fitted,
     check_matrix,
-    check_n_features,
+    check_predict_input,
     check_same_length,
     check_vector,
     warn_column_y,
@@ -98,8 +97,11 @@ def _response(y: Any, X: Any) -> Any:
     """``y`` as a 1-D Dask array with the row chunks of the Dask array ``X``."""
     import dask.array as da
 
-    if not isinstance(y, da.Array):
-        return da.from_array(check_vector(y, "y"), chunks=(X.chunks[0],))
+    if not isinstance(y, da.Array):   # the NumPy fit's checks, then X's row chunks
+        warn_column_y(y)
+        v = check_vector(y, "y")
+        check_same_length(X, v)
+        return da.from_array(v, chunks=(X.chunks[0],))
     _check_known_rows(y, "y")
     # the NumPy rules (a column warns, 1-D, one entry per row) on the shape alone
     warn_column_y(np.broadcast_to(0.0, y.shape))
@@ -196,8 +198,10 @@ def nystroem_krr_fit(est: Any, X: Any, y: Any,
         del Kmm
     if solver == "direct":
         acc = _blockwise_sum(_phi_gram_chunk, [X, y], est, T)
-    else:
+    elif s > m:
         acc = _blockwise_sum(_phi_gram_chunk, [X[rows], y[rows]], est, T)
+    else:   # s = m: the preconditioner of the landmarks alone, no further rows to sum
+        acc = np.zeros((m, m + 1))
     with one_blas_thread():
         G = acc[:, :m]
         if solver == "direct":
@@ -209,7 +213,7 @@ def nystroem_krr_fit(est: Any, X: Any, y: Any,
             G += T @ T.T
             G *= n / s
             A = cholesky(G, lam, "the FALKON preconditioner")[0]
-            b_s = (n / s) * (acc[:, m] + T @ check_vector(y_L, "y"))   # ~ Phi^T y
+            b_s = (n / s) * (acc[:, m] + T @ y_L)   # ~ Phi^T y (y is checked by the 1st pass)
             del G, acc
             alpha, est.n_iter_ = _pcg(est, X, y, T, A, b_s, lam, max_iter, tol)
     est.dual_coef_ = check_finite_result(alpha, "NystroemKernelRidge.fit: dual_coef_",
@@ -229,9 +233,7 @@ def _pcg(est: Any, X: Any, y: Any, T: np.ndarray, A: np.ndarray, b_s: np.ndarray
 
 def nystroem_krr_predict(est: Any, X: Any) -> Any:
     """:meth:`NystroemKernelRidge.predict` on a Dask array: a lazy Dask array."""
-    X = _check_predict_input(est, X, "dual_coef_")
-    return X.map_blocks(_predict_chunk, est, drop_axis=1, dtype=np.float64,
-                        meta=np.empty((0,)))
+    return _map_chunks(est, X, "dual_coef_", None)
 
 
 # ----------------------------------------------------------------------- feature maps
@@ -241,22 +243,26 @@ def _transform_chunk(Xb: np.ndarray, est: Any, n_out: int) -> np.ndarray:
 
 def transform(est: Any, X: Any, fitted: str, n_out: Callable[[Any], int]) -> Any:
     """``est.transform`` on a Dask array, chunk by chunk: a lazy Dask array."""
-    X = _check_predict_input(est, X, fitted)
-    cols = n_out(est)
-    return X.map_blocks(_transform_chunk, est, cols, chunks=(X.chunks[0], (cols,)),
-                        dtype=np.float64, meta=np.empty((0, 0)))
+    return _map_chunks(est, X, fitted, n_out)
 
 
-def _check_predict_input(est: Any, X: Any, fitted: str) -> Any:
-    """The NumPy methods' checks (fitted; column names and number, on the Dask array's shape).
+def _map_chunks(est: Any, X: Any, fitted: str, n_out: Callable[[Any], int] | None) -> Any:
+    """``est.predict`` (``n_out`` None) or ``est.transform`` on X's chunks: a lazy Dask array.
 
-    Each chunk's values are checked when the NumPy method runs on it.
+    ``n_out(est)`` is the number of columns of a transform.  First the NumPy methods'
+    checks, on the Dask array's shape: fitted, then :func:`check_predict_input` (column
+    names and number) on one row of zeros of ``X``'s width (a Dask array has no column
+    names, like that row); each chunk's values are checked when the NumPy method runs on it.
     """
     check_fitted(est, fitted)
     X = _rows(X, "X")
-    check_feature_names(est, X, reset=False)
-    check_n_features(est, X)
-    return X
+    check_predict_input(est, np.zeros((1, X.shape[1])))
+    if n_out is None:
+        return X.map_blocks(_predict_chunk, est, drop_axis=1, dtype=np.float64,
+                            meta=np.empty((0,)))
+    cols = n_out(est)
+    return X.map_blocks(_transform_chunk, est, cols, chunks=(X.chunks[0], (cols,)),
+                        dtype=np.float64, meta=np.empty((0, 0)))
 
 
 # ---------------------------------------------------------------------- linear-time MMD

@@ -117,34 +117,30 @@ def resolve_folds(folds: Folds, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
             return list(folds.split(n))
         if isinstance(folds, Splitter) and not isinstance(folds, (str, bytes)):
             folds = list(folds.split(np.empty((n, 0))))
-        return _check_pairs(folds, n)  # type: ignore[arg-type]  # pairs, or a clear error
+        try:
+            pairs = [(np.asarray(tr).ravel(), np.asarray(te).ravel())  # dtypes: check_split
+                     for tr, te in cast(Iterable, folds)]
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                "folds must be an int v or an iterable of (train_idx, test_idx) pairs"
+            ) from exc
+        if len(pairs) < 2:
+            raise ValueError(f"folds must contain at least 2 folds; got {len(pairs)}")
+        seen = np.zeros(n, dtype=int)
+        for k, (tr, te) in enumerate(pairs):
+            pairs[k] = tr, te = check_split(tr, te, n, "folds: ")   # index arrays (masks read)
+            seen[te] += 1
+        if not np.all(seen == 1):
+            raise ValueError(
+                "folds: the test sets must partition the samples (each point in exactly one "
+                f"test fold); {int(np.sum(seen != 1))} point(s) are not"
+            )
+        return pairs
     except ValueError as exc:
         msg = str(exc)
         if not msg.startswith("folds"):
             msg = f"folds={folds!r} is invalid for n={n} samples: {msg}"
         raise ValueError(msg) from exc
-
-
-def _check_pairs(folds: Iterable, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    try:
-        pairs = [(np.asarray(tr).ravel(), np.asarray(te).ravel())  # dtypes: check_split
-                 for tr, te in folds]
-    except (TypeError, ValueError) as exc:
-        raise ValueError(
-            "folds must be an int v or an iterable of (train_idx, test_idx) pairs"
-        ) from exc
-    if len(pairs) < 2:
-        raise ValueError(f"folds must contain at least 2 folds; got {len(pairs)}")
-    seen = np.zeros(n, dtype=int)
-    for k, (tr, te) in enumerate(pairs):
-        pairs[k] = tr, te = check_split(tr, te, n, "folds: ")   # index arrays (masks read)
-        seen[te] += 1
-    if not np.all(seen == 1):
-        raise ValueError(
-            "folds: the test sets must partition the samples (each point in exactly one "
-            f"test fold); {int(np.sum(seen != 1))} point(s) are not"
-        )
-    return pairs
 
 
 def check_split(train: ArrayLike, test: ArrayLike, n: int,

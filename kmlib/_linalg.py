@@ -90,7 +90,8 @@ def pinv_mask(s: np.ndarray, n: int) -> np.ndarray:
 
 
 def psd_eigenpairs(evals: np.ndarray, evecs: np.ndarray, *, rtol: float | None = None,
-                   name: str = "K", who: str = "") -> tuple[np.ndarray, np.ndarray]:
+                   atol: float | None = None, name: str = "K", who: str = ""
+                   ) -> tuple[np.ndarray, np.ndarray]:
     """The eigenpairs of a PSD matrix that its pseudo-inverse and its feature maps keep.
 
     The one rule behind every feature map from a Gram matrix ``K = U diag(lam) U^T``
@@ -106,12 +107,17 @@ def psd_eigenpairs(evals: np.ndarray, evecs: np.ndarray, *, rtol: float | None =
        eigenvalue, so the rule does not depend on the scale of ``K``; default
        :func:`psd_rtol` (``n * eps``).  A matrix without a positive eigenvalue keeps none.
 
+    With ``atol`` (a tolerance the caller chose) both rules use it instead: an eigenvalue
+    below ``-atol`` raises, one at or below ``atol`` is dropped.
+
     Parameters
     ----------
     evals, evecs : ndarray of shape (r,) and (n, r)
         Eigenvalues (any order; all of them, or the largest r) and their eigenvectors.
     rtol : float, optional
         Relative tolerance of rule 2.
+    atol : float, optional
+        Absolute tolerance of rules 1 and 2 (``rtol`` is then not used).
     name, who : str
         How error messages name the matrix and the caller.
 
@@ -119,10 +125,11 @@ def psd_eigenpairs(evals: np.ndarray, evecs: np.ndarray, *, rtol: float | None =
     -------
     evals, evecs : the kept pairs, in the given order.
     """
-    check_eigenvalues_psd(evals, name, who=who)
+    check_eigenvalues_psd(evals, name, who=who, atol=atol)
     top = float(np.max(evals)) if evals.size else 0.0
-    tol = (psd_rtol(evecs.shape[0]) if rtol is None else rtol) * top
-    keep = evals > tol if top > 0 else np.zeros(evals.shape, dtype=bool)
+    if atol is None:
+        atol = (psd_rtol(evecs.shape[0]) if rtol is None else rtol) * top
+    keep = evals > atol if top > 0 else np.zeros(evals.shape, dtype=bool)
     return evals[keep], evecs[:, keep]
 
 

@@ -106,8 +106,14 @@ def ridge_filter(d: np.ndarray, lams: np.ndarray, n_max: int) -> NDArray[np.floa
 
 
 def shrinkage(d: np.ndarray, lams: np.ndarray, n_max: int) -> NDArray[np.float64]:
-    """Shrinkage factors ``d_k^2 / (d_k^2 + lams[l])`` for the kept ``d_k``, else 0: (..., k, L)."""
-    return d[..., :, None] * ridge_filter(d, lams, n_max)
+    """Shrinkage factors ``d_k^2 / (d_k^2 + lams[l])`` for the kept ``d_k``, else 0: (..., k, L).
+
+    Evaluated as ``1 / (1 + t^2)`` with ``t = sqrt(lams[l]) / d_k``, so that no ``d_k^2``
+    over- or underflows: singular values beyond 1e154 give factors near 1, not 0.
+    """
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        t = np.sqrt(lams) / d[..., :, None]
+        return np.where(rank_mask(d, n_max)[..., :, None], 1.0 / (1.0 + t * t), 0.0)
 
 
 def ridge_svd_path(X: np.ndarray, y: np.ndarray, lams: np.ndarray, *, fit_intercept: bool,

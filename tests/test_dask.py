@@ -19,6 +19,7 @@ dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("dask.distributed")
 
 from dask.callbacks import Callback  # noqa: E402
+from sklearn.exceptions import DataConversionWarning  # noqa: E402
 
 from kmlib import features, kernels  # noqa: E402
 from kmlib.falkon import NystroemKernelRidge  # noqa: E402
@@ -134,6 +135,23 @@ def test_empty_and_one_row_chunks(data):
     assert np.max(np.abs(p_lazy - ref.predict(X))) <= 1e-8 * np.max(np.abs(p_ref))
 
 
+def test_pcg_with_the_landmarks_alone_as_preconditioner(data):
+    """preconditioner_size = n_components: no further rows to sum (an empty Dask sum).
+
+    This weak preconditioner leaves CG sensitive to the order of the sums' rounding (at
+    tol=1e-3 both fits stop after 26 iterations 7e-5 apart): solved to tol=1e-10 instead.
+    """
+    X, y, X_test = data
+    kw = dict(kernel=kernels.gaussian(1.0), n_components=60, solver="pcg",
+              preconditioner_size=60, tol=1e-10, max_iter=500, random_state=2)
+    ref = NystroemKernelRidge(**kw).fit(X, y)
+    with dask.config.set(scheduler="sync"):
+        est = NystroemKernelRidge(**kw).fit(*_dask(X, y))
+    assert est.jitter_ == ref.jitter_ and ref.n_iter_ < 500
+    p_ref = ref.predict(X_test)
+    assert np.max(np.abs(est.predict(X_test) - p_ref)) <= 1e-7 * np.max(np.abs(p_ref))
+
+
 def test_mmd2_linear_equals_the_numpy_statistic(client):
     """Uneven, odd chunks and unequal lengths: the pairs are the NumPy statistic's pairs."""
     rng = np.random.default_rng(1)
@@ -165,6 +183,11 @@ def test_bad_chunks_raise_with_the_remedy(data):
         est.fit(unknown, yd)
     with pytest.raises(ValueError, match=r"y has unknown chunk sizes"):
         est.fit(Xd, yd[yd > -np.inf])
+    # a NumPy y: the NumPy fit's messages (it used to be dask's "Chunks do not add up")
+    with pytest.raises(ValueError, match="X and y must have the same number of samples"):
+        est.fit(Xd, y[:-1])
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        est.fit(Xd, y[:, None])
     est.fit(X, y)
     for method in (est.predict, features.RandomFourierFeatures(random_state=0).fit(X).transform):
         with pytest.raises(ValueError, match=r"rechunk\(\{1: -1\}\)"):
@@ -185,6 +208,12 @@ def test_a_nan_in_a_chunk_is_refused_like_in_numpy(client, data):
                               random_state=0)
     with pytest.raises(ValueError, match="NaN|finite"):
         est.fit(*_dask(X, y))
+    # a NaN response at a landmark (pcg: refused by the first pass over every chunk of y)
+    X, y = data[0], data[1].copy()
+    kw = dict(kernel=kernels.gaussian(1.0), n_components=20, solver="pcg", random_state=0)
+    y[NystroemKernelRidge(**kw).fit(X, data[1]).landmark_indices_[3]] = np.nan
+    with pytest.raises(ValueError, match="y contains 1 NaN"):
+        NystroemKernelRidge(**kw).fit(*_dask(X, y))
 
 
 def test_kmlib_does_not_import_dask_for_numpy_inputs():

@@ -103,3 +103,25 @@ def test_huge_designs_give_the_least_squares_path_not_zeros(standardize):
     np.testing.assert_allclose(R.ridge_path(1e160 * X0, y, [1.0])[:, 0] * 1e160, ols0, rtol=1e-8)
     np.testing.assert_allclose(R.fitted_values_path(1e160 * X0, y, [1.0])[:, 0], X0 @ ols0,
                                rtol=1e-8)
+
+
+def test_principal_components_returns_its_named_tuple_and_refuses_an_overflow():
+    from kmlib.ridge import PrincipalComponents, principal_components
+
+    X = np.random.default_rng(0).normal(size=(6, 2))
+    assert isinstance(principal_components(X), PrincipalComponents)   # a class, not a wrapper
+    with pytest.raises(ValueError, match="principal_components: the result is not finite"):
+        principal_components(1e200 * X)   # the variances d**2 / n overflow
+
+
+def test_shrinkage_factors_and_effective_df_of_huge_singular_values():
+    # reference: d**2 / (d**2 + lam) -> 1 when d**2 >> lam (and = 0.5 at d**2 = lam); the
+    # degrees of freedom at a negligible penalty are the rank of X (3); d**2 used to
+    # overflow to inf and give 0 silently
+    np.testing.assert_array_equal(R.shrinkage_factors([1e200, 1.0], 1.0), [1.0, 0.5])
+    X = np.random.default_rng(0).normal(size=(10, 3))
+    assert R.effective_df(2.0**600 * X, 1.0) == pytest.approx(3.0, rel=1e-12)
+    assert R.effective_df(2.0**600 * X, [0.0, 1e300])[0] == pytest.approx(3.0, rel=1e-12)
+    # scale invariance (d, lam) -> (c d, c**2 lam), with c a power of two: exact
+    np.testing.assert_allclose(R.effective_df(2.0**500 * X, 2.0**1000 * np.array([1, 10.0])),
+                               R.effective_df(X, [1, 10.0]), rtol=1e-13)

@@ -5,7 +5,7 @@ Chapter "Large-scale kernel machines: random features and Nyström".
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import scipy.sparse
@@ -33,6 +33,17 @@ from ._common import (
 )
 
 _UNIT = Interval(Real, 0, 1, closed="neither")
+
+
+class _SpectralKernel:
+    """A constraint of the declarations: a kmlib kernel whose spectral density is known."""
+
+    def __call__(self, v: Any) -> bool:
+        return isinstance(v, Kernel) and spectral_family(v) is not None
+
+    def describe(self) -> str:
+        return ("kmlib.kernels.gaussian, laplacian or matern (random Fourier features need "
+                "the spectral density of a shift-invariant kernel)")
 
 __all__ = [
     "RandomFourierFeatures",
@@ -143,7 +154,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
 
     _parameter_constraints = {
         "sigma": [POSITIVE, None], "n_features": [POSITIVE_INT],
-        "variant": [Options(*_VARIANTS)], "kernel": [Options(*_KERNELS), Kernel],
+        "variant": [Options(*_VARIANTS)], "kernel": [Options(*_KERNELS), _SpectralKernel()],
         "nu": [Interval(Real, 0, math.inf, closed="right"), None], "random_state": ["random_state"]}
 
     def _resolve_params(self, X: Any) -> tuple[str, float, float | None]:
@@ -160,13 +171,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
                     "with a Kernel object as kernel, its own parameters are used: leave "
                     f"sigma=None and nu=None; got sigma={sigma!r}, nu={nu!r}"
                 )
-            k, sigma, nu = spectral_family(self.kernel) or (None, None, None)
-            if k is None:
-                raise ValueError(
-                    "kernel must be kmlib.kernels.gaussian, laplacian or matern (random Fourier "
-                    f"features need the spectral density of a shift-invariant kernel); got "
-                    f"{self.kernel!r}"
-                )
+            # a Gaussian, Laplacian or Matern kernel: declared in _parameter_constraints
+            k, sigma, nu = cast(tuple[str, float, "float | None"], spectral_family(self.kernel))
         if (k == "matern") != (nu is not None):
             raise ValueError(f"nu (a number > 0, or np.inf) is needed with kernel='matern' and "
                              f"only then; got nu={nu!r} with kernel={self.kernel!r}")

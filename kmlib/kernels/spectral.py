@@ -14,7 +14,6 @@ from scipy import linalg
 from .._linalg import psd_eigenpairs, psd_rtol
 from .._validation import (
     as_float_array,
-    check_eigenvalues_psd,
     check_same_length,
     check_square,
     check_symmetric,
@@ -215,10 +214,6 @@ def empirical_feature_map(K: ArrayLike, tol: float | None = None) -> np.ndarray:
         semi-definite (an eigenvalue below the negative tolerance).
     """
     lam, U = linalg.eigh(_symmetrized(K), check_finite=False)
-    if tol is None:
-        lam, U = psd_eigenpairs(lam, U, rtol=10 * psd_rtol(len(lam)), name="K",
-                                who="empirical_feature_map")
-    else:
-        check_eigenvalues_psd(lam, "K", who="empirical_feature_map", atol=tol)
-        lam, U = lam[lam > tol], U[:, lam > tol]
+    lam, U = psd_eigenpairs(lam, U, rtol=10 * psd_rtol(len(lam)), atol=tol, name="K",
+                            who="empirical_feature_map")
     return U[:, ::-1] * np.sqrt(lam[::-1])

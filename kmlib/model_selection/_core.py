@@ -10,6 +10,7 @@ from typing import Any, Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._folds import Folds, resolve_folds
 from .._linalg import one_blas_thread
 from .._ridge import rank_mask, ridge_svd_path
 from .._validation import (
@@ -18,6 +19,19 @@ from .._validation import (
 
 #: Above this many flops (m * p * min(m, p)) per SVD, BLAS keeps all its threads.
 _SMALL_SVD_FLOPS = 2e7
+
+
+def check_cv_path(M: ArrayLike, v: ArrayLike, lams: ArrayLike, folds: Folds,
+                  names: tuple[str, str] = ("X", "y"), *, matrix: str = "points"
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                             list[tuple[np.ndarray, np.ndarray]]]:
+    """The arguments of every cross-validation path, checked: ``(M, v, lams, pairs)``.
+
+    ``M, v, lams`` as by :func:`kmlib._validation.check_path` (``names``, ``matrix``);
+    ``pairs`` the folds over the samples of ``v`` (its last axis), by :func:`resolve_folds`.
+    """
+    M, v, lams = check_path(M, v, lams, names, matrix=matrix)
+    return M, v, lams, resolve_folds(folds, v.shape[-1])
 
 
 def _dataset_bytes(X: np.ndarray, L: int) -> int:

@@ -13,10 +13,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._blocks import row_blocks
-from .._folds import Folds, resolve_folds
+from .._folds import Folds
 from .._ridge import ridge_svd_path
-from .._validation import check_batch, check_path, finite_result
-from ._core import _dataset_bytes, _one_blas_thread, _predict_core
+from .._validation import check_path, finite_result
+from ._core import _dataset_bytes, _one_blas_thread, _predict_core, check_cv_path
 
 __all__ = ["ridge_path_batch", "oof_predictions_batch", "cv_curves_batch"]
 
@@ -66,8 +66,7 @@ def oof_predictions_batch(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Fo
     -------
     P : ndarray of shape (R, n, L)
     """
-    X, y, lams = check_path(X, y, lams, matrix="batch")
-    pairs = resolve_folds(folds, X.shape[1])
+    X, y, lams, pairs = check_cv_path(X, y, lams, folds, matrix="batch")
     P = np.empty((X.shape[0], X.shape[1], lams.size))
     for blk in row_blocks(X.shape[0], _dataset_bytes(X, lams.size)):
         Xs, ys = X[blk], y[blk]
@@ -82,7 +81,7 @@ def cv_curves_batch(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Folds = 
                     fit_intercept: bool = True,
                     standardize: bool = True) -> np.ndarray:
     """:func:`cross_val_curve` for a stack of R datasets; returns shape (R, L)."""
-    X, y = check_batch(X, y)
     P = oof_predictions_batch(X, y, lams, folds, fit_intercept=fit_intercept,
                               standardize=standardize)
+    y = np.asarray(y, dtype=float)   # of shape (R, n): checked by oof_predictions_batch
     return np.mean((y[:, :, None] - P) ** 2, axis=1)

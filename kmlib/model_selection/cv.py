@@ -10,19 +10,18 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._folds import Folds, check_split, resolve_folds
+from .._folds import Folds, check_split
 from .._ridge import ridge_svd_path, shrinkage
 from .._typing import Seed
 from .._validation import (
     EPS,
     as_generator,
-    check_pair,
     check_path,
     finite_result,
     validate_args,
 )
 from .._validation.params import Integral, Interval, Real
-from ._core import _one_blas_thread, _predict_core, _smoother_svd
+from ._core import _one_blas_thread, _predict_core, _smoother_svd, check_cv_path
 
 __all__ = [
     "holdout_split",
@@ -124,8 +123,7 @@ def oof_predictions(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Folds = 
     -------
     P : ndarray of shape (n, L)
     """
-    X, y, lams = check_path(X, y, lams)
-    pairs = resolve_folds(folds, len(y))
+    X, y, lams, pairs = check_cv_path(X, y, lams, folds)
     P = np.empty((len(y), lams.size))
     for tr, te in pairs:
         P[te] = _predict_core(X[tr][None], y[tr][None], X[te][None], lams,
@@ -164,8 +162,8 @@ def cross_val_curve(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Folds = 
     >>> cross_val_curve(X, y, [0.1, 1.0, 10.0], folds=5).shape
     (3,)
     """
-    X, y = check_pair(X, y)
     P = oof_predictions(X, y, lams, folds, fit_intercept=fit_intercept, standardize=standardize)
+    y = np.asarray(y, dtype=float).reshape(len(P))   # (n,) or (n, 1): checked by oof_predictions
     return np.mean((y[:, None] - P) ** 2, axis=0)
 
 
@@ -184,8 +182,7 @@ def fold_errors(X: ArrayLike, y: ArrayLike, lams: ArrayLike, folds: Folds = 5, *
         equals :func:`cross_val_curve` when all folds have the same size, and
         the fold-size weighted average always equals it.
     """
-    X, y, lams = check_path(X, y, lams)
-    pairs = resolve_folds(folds, len(y))
+    X, y, lams, pairs = check_cv_path(X, y, lams, folds)
     E = np.empty((len(pairs), lams.size))
     for k, (tr, te) in enumerate(pairs):
         P = _predict_core(X[tr][None], y[tr][None], X[te][None], lams,

@@ -24,10 +24,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import lapack
 
-from .._folds import Folds, resolve_folds
+from .._folds import Folds
 from .._linalg import dot
 from .._validation import finite_result
-from .krr_spectral import _dual_path, _prepare
+from ._core import check_cv_path
+from .krr_spectral import _dual_path
 
 __all__ = ["krr_cv_path"]
 
@@ -179,6 +180,5 @@ def krr_cv_path(K: ArrayLike, y: ArrayLike, lams: ArrayLike,
     >>> int(np.argmin(cv)) < 2
     True
     """
-    K, y, lams = _prepare(K, y, lams)
-    pairs = resolve_folds(folds, y.shape[0])
+    K, y, lams, pairs = check_cv_path(K, y, lams, folds, ("K", "y"), matrix="gram")
     return _cv_errors(K, y, lams, pairs, "krr_cv_path")

@@ -12,9 +12,9 @@ so after one :math:`O(n^3)` factorisation every further value of
 :math:`\\lambda` costs only :math:`O(n^2)` (a "spectral filter").  This module
 holds that engine: the fitted values along a penalty grid (:func:`krr_path`,
 through the shrinkage factors :math:`d/(d+\\lambda)`), the exact leave-one-out
-error of chapter 2 for every penalty (:func:`krr_loo`), and the validation
-and pseudo-inverse helpers shared with ``kmlib.model_selection.krr_cv``
-and ``kmlib.model_selection.krr_tuning``.
+error of chapter 2 for every penalty (:func:`krr_loo`), and the pseudo-inverse
+helpers shared with ``kmlib.model_selection.krr_cv`` and
+``kmlib.model_selection.krr_tuning``.
 
 ``lam = 0`` in :func:`krr_path` means the minimum-norm interpolant
 (pseudo-inverse with the rank tolerance of :mod:`kmlib.krr`); a penalty
@@ -43,11 +43,6 @@ __all__ = ["krr_path", "krr_loo"]
 # ---------------------------------------------------------------------------
 # helpers (shared with krr_cv and krr_tuning)
 # ---------------------------------------------------------------------------
-def _prepare(K: ArrayLike, y: ArrayLike, lams: ArrayLike, min_rows: int = 1, why: str = ""
-             ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    return check_path(K, y, lams, ("K", "y"), matrix="gram", min_rows=min_rows, why=why)
-
-
 def _inverse_filter(d: np.ndarray, lams: np.ndarray) -> NDArray[np.float64]:
     """Matrix ``W[k, j] = 1 / (d_k + lams_j)``, zero where the pseudo-inverse drops it."""
     S = d[:, None] + lams[None, :]
@@ -73,6 +68,16 @@ def _warn_dropped(d: np.ndarray, lams: np.ndarray, who: str) -> None:
             RuntimeWarning,
             stacklevel=3,
         )
+
+
+def _eigh_psd(K: np.ndarray, who: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(d, U)``, the eigendecomposition of a copy of the checked Gram matrix ``K``.
+
+    An eigenvalue below rounding of zero raises (``check_eigenvalues_psd``, naming ``who``).
+    """
+    d, U = eigh_owned(np.array(K, order="C", copy=True))
+    check_eigenvalues_psd(d, "K", who=who)
+    return d, U
 
 
 def _dual_path(A: np.ndarray, y: np.ndarray, lams: np.ndarray) -> NDArray[np.float64]:
@@ -121,9 +126,8 @@ def krr_path(K: ArrayLike, y: ArrayLike, lams: ArrayLike) -> NDArray[np.float64]
     >>> np.allclose(F[0], K @ np.linalg.solve(K + np.eye(2), [1.0, 0.0]))
     True
     """
-    K, y, lams = _prepare(K, y, lams)
-    d, U = eigh_owned(np.array(K, order="C", copy=True))
-    check_eigenvalues_psd(d, "K", who="krr_path")
+    K, y, lams = check_path(K, y, lams, ("K", "y"), matrix="gram")
+    d, U = _eigh_psd(K, "krr_path")
     _warn_dropped(d, lams, "krr_path")
     G = d[:, None] * _inverse_filter(d, lams)  # d / (d + lam), pseudo-inverse convention
     fitted = dot(U, dot(U.T, y)[:, None] * G)  # (n, L), Fortran order
@@ -173,15 +177,14 @@ def krr_loo(K: ArrayLike, y: ArrayLike, lams: ArrayLike) -> NDArray[np.float64]:
     >>> loo.shape
     (2,)
     """
-    K, y, lams = _prepare(K, y, lams, min_rows=2, why="leave-one-out")
+    K, y, lams = check_path(K, y, lams, ("K", "y"), matrix="gram", min_rows=2, why="leave-one-out")
     if np.any(lams <= 0):
         raise ValueError(
             f"lams must be > 0 for leave-one-out (at lam = 0 the fit interpolates and "
             f"1 - H_ii = 0); got minimum {float(lams.min())!r}"
         )
     n = K.shape[0]
-    d, U = eigh_owned(np.array(K, order="C", copy=True))
-    check_eigenvalues_psd(d, "K", who="krr_loo")
+    d, U = _eigh_psd(K, "krr_loo")
     S = d[:, None] + lams[None, :]
     if not np.all(pinv_mask(S, n)):
         j = int(np.argmin(np.min(np.abs(S), axis=0)))

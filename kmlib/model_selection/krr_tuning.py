@@ -16,15 +16,15 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._estimator_inputs import gram
-from .._folds import Folds, resolve_folds
+from .._folds import Folds
 from .._validation import (
     check_constraints,
-    check_path,
     check_symmetric,
     finite_result,
     validate_args,
 )
 from ..krr import KernelRidge
+from ._core import check_cv_path
 from .krr_cv import _cv_errors
 
 __all__ = ["tune_krr", "KRRTuningTable"]
@@ -110,10 +110,8 @@ def tune_krr(X: ArrayLike, y: ArrayLike, kernel_factory: Callable[[Any], Callabl
     >>> table.cv.shape
     (3, 7)
     """
-    X, y, lams = check_path(X, y, lams)
+    X, y, lams, pairs = check_cv_path(X, y, lams, folds)
     params = list(params)
-    n = y.shape[0]
-    pairs = resolve_folds(folds, n)
 
     cv = np.empty((len(params), lams.shape[0]))
     for i, p in enumerate(params):

@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike
 
 from .._ridge import shrinkage, standardize_columns
 from .._validation import (
-    check_lam,
+    check_lam_grid,
     check_matrix,
     check_vector,
     finite_result,
@@ -50,7 +50,7 @@ def shrinkage_factors(d: ArrayLike, lam: float | ArrayLike) -> np.ndarray:
     if np.any(d < 0):
         raise ValueError(f"d must contain singular values >= 0; got minimum {d.min()!r}")
     scalar = np.ndim(lam) == 0
-    lams = np.atleast_1d(check_lam(lam, "lam", allow_array=not scalar))
+    lams = check_lam_grid(lam, "lam")
     out = shrinkage(d, lams, 0)
     return out[:, 0] if scalar else out
 
@@ -74,13 +74,12 @@ def effective_df(X: ArrayLike, lam: float | ArrayLike) -> Any:
     """
     X = check_matrix(X, "X")
     scalar = np.ndim(lam) == 0
-    lams = np.atleast_1d(check_lam(lam, "lam", allow_array=not scalar))
+    lams = check_lam_grid(lam, "lam")
     d = np.linalg.svd(X, compute_uv=False)
     df = shrinkage(d, lams, max(X.shape)).sum(axis=0)
     return float(df[0]) if scalar else df
 
 
-@finite_result
 class PrincipalComponents(NamedTuple):
     """What :func:`principal_components` returns (unpacks like a tuple)."""
 
@@ -97,6 +96,7 @@ class Standardized(NamedTuple):
     scale: np.ndarray
 
 
+@finite_result
 def principal_components(X: ArrayLike) -> PrincipalComponents:
     """Principal components of the column-centred design via its thin SVD.
 
