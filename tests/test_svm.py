@@ -475,7 +475,7 @@ def test_kernel_rows_of_sparse_or_overflowing_inputs():
     assert k._rows_of(1e160 * X) is None and k._rows_of(1e150 * X) is not None
     rows = _Rows.of_kernel(k, scipy.sparse.csr_matrix(X))
     np.testing.assert_allclose(rows(5), k(X)[5], rtol=1e-12)
-    with pytest.raises(ValueError, match="non-finite"):
+    with pytest.raises(ValueError, match="Gram matrix of .* is not finite.*overflow"):
         kernels.squared_distance()(1e160 * X)
-    with pytest.raises(ValueError, match="non-finite"):
+    with pytest.raises(ValueError, match="not finite.*overflow"):
         _Rows.of_kernel(kernels.squared_distance(), 1e160 * X)(5)

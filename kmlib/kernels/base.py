@@ -87,8 +87,9 @@ def _sq_dists(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     return D
 
 
-def _tiled_gram(gram, X: np.ndarray, Y: np.ndarray, symmetric: bool) -> np.ndarray | None:
-    """Evaluate ``gram(X_block, Y_block)`` tile by tile into one matrix (None if not finite).
+def _tiled_gram(gram, X: np.ndarray, Y: np.ndarray, symmetric: bool
+                ) -> tuple[np.ndarray, float]:
+    """Evaluate ``gram(X_block, Y_block)`` tile by tile into one matrix; return it and its sum.
 
     In the symmetric case only the tiles on and above the diagonal are computed:
     each off-diagonal tile is mirrored into its transposed position and each
@@ -96,9 +97,10 @@ def _tiled_gram(gram, X: np.ndarray, Y: np.ndarray, symmetric: bool) -> np.ndarr
     bitwise symmetric whatever rounding the kernel's formula has.  Tiles are square, of
     :func:`kmlib._blocks.tile_side` (they stay in cache during the kernel's element-wise
     passes), or as wide as the matrix when it has fewer columns.  Tiles are summed while
-    in cache (the entries are tested one by one only if the total is not finite) and
-    computed with one BLAS thread each, panels of rows in parallel on as many threads as
-    BLAS may use: all cores help, and the result does not depend on their number.
+    in cache (for :func:`check_finite_result`: the entries are tested one by one only if
+    the total is not finite) and computed with one BLAS thread each, panels of rows in
+    parallel on as many threads as BLAS may use: all cores help, and the result does not
+    depend on their number.
     """
     sums = []
 
@@ -133,7 +135,7 @@ def _tiled_gram(gram, X: np.ndarray, Y: np.ndarray, symmetric: bool) -> np.ndarr
         t = min(blas_threads(), -(-n // b))  # one thread: this one (a new one faults more pages)
         with one_blas_thread(), ThreadPoolExecutor(t) if t > 1 else nullcontext() as pool:
             list((pool.map if pool else map)(panel, gen_blocks(n, b)))
-    return G if np.isfinite(sum(sums)) or np.all(np.isfinite(G)) else None
+    return G, float(sum(sums))
 
 
 def _atom(k: "Kernel") -> str:
@@ -220,13 +222,9 @@ class Kernel(ABC):
             Ya = self._check(Y, "Y")
             check_same_length(Xa, Ya, "X", "Y", axis=1)
         with np.errstate(over="ignore", invalid="ignore"):
-            G = _tiled_gram(self._gram, Xa, Ya, symmetric)  # a fresh array
-        if G is None:
-            raise ValueError(
-                f"the Gram matrix of {self!r} has non-finite entries (overflow); "
-                "rescale the inputs or choose a larger bandwidth"
-            )
-        return G
+            G, total = _tiled_gram(self._gram, Xa, Ya, symmetric)  # a fresh array
+        return check_finite_result(G, f"the Gram matrix of {self!r}",
+                                   "rescale the inputs or choose a larger bandwidth", total=total)
 
     @preserve_float32
     def diag(self, X: ArrayLike) -> np.ndarray:
