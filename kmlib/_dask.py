@@ -94,7 +94,7 @@ def _rows(X: Any, name: str, chunks: Any = None, min_rows: int = 1, why: str = "
 
 
 def _response(y: Any, X: Any) -> Any:
-    """``y`` as a 1-D Dask array with the row chunks of the Dask array ``X``."""
+    """``y`` as a 1-D Dask array with the row chunks of the Dask array ``X`` (rechunked)."""
     import dask.array as da
 
     if not isinstance(y, da.Array):   # the NumPy fit's checks, then X's row chunks
@@ -107,11 +107,9 @@ def _response(y: Any, X: Any) -> Any:
     warn_column_y(np.broadcast_to(0.0, y.shape))
     check_same_length(X, check_vector(np.broadcast_to(0.0, y.shape), "y", finite=False))
     y = y[:, 0] if y.ndim == 2 else y
-    if y.chunks[0] != X.chunks[0]:
-        raise ValueError(f"X and y have different row chunks ({X.chunks[0]} and {y.chunks[0]}); "
-                         "a chunk of X must meet the same rows of y: "
-                         "y = y.rechunk({0: X.chunks[0]})")
-    return y
+    # a chunk of X must meet the same rows of y: y follows X's row chunks, as dask's own
+    # element-wise operations align the chunks of their operands (a no-op when they agree)
+    return y.rechunk({0: X.chunks[0]})
 
 
 # ------------------------------------------------------------------------- task helpers

@@ -226,7 +226,7 @@ class NystroemKernelRidge(FiniteResults, RegressorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or dask.array.Array of shape (n_samples, n_features)
-            Dask arrays (chunked along rows, y with X's row chunks): the block sums and
+            Dask arrays (chunked along rows; y is rechunked to X's rows): the block sums and
             passes run as Dask tasks, with the NumPy fit's landmarks (:mod:`kmlib._dask`).
         y : array-like or dask.array.Array of shape (n_samples,)
 
