@@ -364,10 +364,24 @@ def test_bad_folds(Ky):
         krr_cv_path(K, y, LAMS, "five")
 
 
-def test_loo_rejects_lam0(Ky):
-    K, y = Ky
-    with pytest.raises(ValueError, match="lams must be > 0 for leave-one-out"):
-        krr_loo(K, y, [0.0, 1.0])
+def test_loo_at_lam0_is_the_interpolants_by_refits():
+    """lam = 0 with an invertible K: the residual of the interpolant of the other n - 1
+    points, computed by n refits (solve on n - 1 points, predict the left-out one)."""
+    x = np.linspace(0.0, 1.0, 12)
+    K = np.exp(-np.abs(x[:, None] - x[None, :]) / 0.3)     # Laplacian: well conditioned
+    y = np.sin(6 * x) + 0.1 * np.cos(17 * x)
+    assert np.linalg.cond(K) < 1e3
+    for lam in (0.0, 0.05):
+        e = []
+        for i in range(12):
+            keep = np.arange(12) != i
+            a = np.linalg.solve(K[np.ix_(keep, keep)] + lam * np.eye(11), y[keep])
+            e.append(y[i] - K[i, keep] @ a)
+        brute = np.mean(np.square(e))
+        assert krr_loo(K, y, [lam])[0] == pytest.approx(brute, rel=1e-10)
+
+
+def test_loo_rejects_too_few_points():
     with pytest.raises(ValueError, match=r"K has 1 sample\(s\) .* minimum of 2 is required "
                                          r"\(leave-one-out\)"):
         krr_loo([[1.0]], [1.0], 1.0)

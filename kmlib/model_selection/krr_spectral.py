@@ -149,9 +149,12 @@ def krr_loo(K: ArrayLike, y: ArrayLike, lams: ArrayLike) -> NDArray[np.float64]:
 
     because :math:`I - H = \\lambda (K+\\lambda I)^{-1}`.  The right-hand form
     is used: the diagonal :math:`[(K+\\lambda I)^{-1}]_{ii} = (U\\circ U)\\,(1/(d+\\lambda))`
-    is computed without forming any n-by-n inverse, and it avoids the
-    cancellation in :math:`1 - H_{ii}` when :math:`\\lambda` is small.  One
-    eigendecomposition serves every penalty: cost :math:`O(n^3 + n^2 L)`.
+    is computed without forming any n-by-n inverse, it avoids the cancellation in
+    :math:`1 - H_{ii}` when :math:`\\lambda` is small, and it holds at
+    :math:`\\lambda = 0` as well when :math:`K` is invertible (each :math:`e_i` is then
+    the residual of the interpolant of the other :math:`n - 1` points; the left-hand
+    form is 0/0 there).  One eigendecomposition serves every penalty: cost
+    :math:`O(n^3 + n^2 L)`.
 
     Parameters
     ----------
@@ -160,8 +163,8 @@ def krr_loo(K: ArrayLike, y: ArrayLike, lams: ArrayLike) -> NDArray[np.float64]:
     y : array of shape (n,)
         Responses.
     lams : float or array of shape (L,)
-        Penalties; every value must be > 0 (at ``lam = 0`` the fit
-        interpolates, :math:`H_{ii} = 1`, and the formula is undefined).
+        Penalties >= 0 (``lam = 0``: interpolation, for an invertible ``K``); a
+        penalty at which :math:`K + \\lambda I` is singular to rounding is refused.
 
     Returns
     -------
@@ -178,11 +181,6 @@ def krr_loo(K: ArrayLike, y: ArrayLike, lams: ArrayLike) -> NDArray[np.float64]:
     (2,)
     """
     K, y, lams = check_path(K, y, lams, ("K", "y"), matrix="gram", min_rows=2, why="leave-one-out")
-    if np.any(lams <= 0):
-        raise ValueError(
-            f"lams must be > 0 for leave-one-out (at lam = 0 the fit interpolates and "
-            f"1 - H_ii = 0); got minimum {float(lams.min())!r}"
-        )
     n = K.shape[0]
     d, U = _eigh_psd(K, "krr_loo")
     S = d[:, None] + lams[None, :]
