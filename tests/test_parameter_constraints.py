@@ -88,6 +88,19 @@ def test_intervals_and_options_accept_exactly_their_values(constraint, good, bad
             check_constraints("x", v, [constraint])
 
 
+def test_an_int_beyond_float64_is_refused_with_a_value_error():
+    """A Python int too large for a float (10**400) is not finite as a real parameter and
+    is refused by the rule, not by an OverflowError from float conversion; as an integer
+    parameter it is an integer like any other."""
+    for make in (lambda v: kernels.gaussian(v),
+                 lambda v: KernelRidge(kernel=K, lam=v).fit(X, y)):
+        for v in (10**400, -10**400):
+            with pytest.raises(ValueError, match="must be finite; got -?1000"):
+                make(v)
+    assert Interval(Integral, 2, None)(10**400)
+    assert not Interval(Integral, None, 0)(10**400)
+
+
 def test_validate_args_checks_named_arguments_before_the_call():
     calls = []
 

@@ -38,6 +38,14 @@ from .estimators import check_feature_names
 Real, Integral = numbers.Real, numbers.Integral
 
 
+def _as_real(v: Any) -> float:
+    """``v`` as a float; a Python int beyond float64's range reads as +-inf."""
+    try:
+        return float(v)
+    except OverflowError:
+        return math.inf if v > 0 else -math.inf
+
+
 class Interval:
     """Numbers of ``kind`` (``Real`` or ``Integral``) between ``left`` and ``right``.
 
@@ -58,7 +66,10 @@ class Interval:
             return False
         if self.right is not None and not (v <= self.right if hi_closed else v < self.right):
             return False
-        return not math.isnan(v) and (not math.isinf(v) or v == self.right)
+        if self.kind is Integral:   # an int is finite whatever its size
+            return True
+        x = _as_real(v)
+        return not math.isnan(x) and (not math.isinf(x) or x == self.right)
 
     def __call__(self, v: Any) -> bool:
         return self._has_type(v) and self._in_bounds(v)
@@ -161,7 +172,7 @@ def check_constraints(name: str, value: Any, allowed: Sequence[Any], who: str = 
         iv = intervals[0]
         bounds = iv.bounds()
         rule = ("be " + iv.noun() if not iv._has_type(value)
-                else "be finite" if not math.isfinite(value) and value != iv.right
+                else "be finite" if not math.isfinite(_as_real(value)) and value != iv.right
                 else ("lie " if bounds.startswith("in") else "be ") + bounds)
         rule += " or None" if None in allowed else ""
     else:
