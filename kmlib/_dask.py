@@ -93,6 +93,14 @@ def _rows(X: Any, name: str, chunks: Any = None, min_rows: int = 1, why: str = "
     return X
 
 
+def n_columns(X: Any) -> int:
+    """The number of columns of the Dask array ``X``, read from its shape (nothing computed).
+
+    ``X`` is checked as :func:`transform` checks it (rows known, chunked along rows only).
+    """
+    return _rows(X, "X").shape[1]
+
+
 def _response(y: Any, X: Any) -> Any:
     """``y`` as a 1-D Dask array with the row chunks of the Dask array ``X`` (rechunked)."""
     import dask.array as da

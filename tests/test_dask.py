@@ -117,6 +117,20 @@ def test_predict_and_transforms_are_lazy(data):
         assert np.max(np.abs(values - ref)) <= 1e-12 * np.max(np.abs(ref))
 
 
+def test_rff_fit_reads_only_the_width_of_a_dask_array(data):
+    """RandomFourierFeatures.fit uses X's number of columns: no task of X runs, and the
+    features are those of a fit on the NumPy array."""
+    X, _, _ = data
+    Xd = da.from_array(X, chunks=(ROW_CHUNKS, -1))
+    with dask.config.set(scheduler="sync"), _Count() as count:
+        rff = features.RandomFourierFeatures(n_features=30, random_state=0).fit(Xd)
+        assert count.n == 0, f"fit computed {count.n} tasks"
+    ref = features.RandomFourierFeatures(n_features=30, random_state=0).fit(X)
+    np.testing.assert_array_equal(rff.W_, ref.W_)
+    with pytest.raises(ValueError, match=r"rechunk\(\{1: -1\}\)"):
+        features.RandomFourierFeatures().fit(Xd.rechunk({1: 1}))
+
+
 def test_empty_and_one_row_chunks(data):
     """Chunks of 0 and 1 rows (some without a row of the preconditioner): the NumPy fit."""
     X, y, X_test = data

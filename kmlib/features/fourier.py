@@ -183,8 +183,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_dims)
-            Only its number of columns is used.
+        X : array-like, sparse matrix or dask.array.Array of shape (n_samples, n_dims)
+            Only its number of columns is used (a Dask array is not computed).
         y : ignored
 
         Returns
@@ -193,7 +193,9 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         """
         family, sigma, nu = self._resolve_params(X)
         D = int(self.n_features)
-        d = check_matrix(X, "X", accept_sparse=True).shape[1]
+        # only the width of X is used: a Dask array's is read from its shape, not computed
+        d = (_dask.n_columns(X) if _dask.is_dask(X)
+             else check_matrix(X, "X", accept_sparse=True).shape[1])
         rng = as_generator(self.random_state)   # declared: checked by validate_params
         W = rng.standard_normal((d, D))
         if family == "gaussian" or (nu is not None and math.isinf(nu)):
