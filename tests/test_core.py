@@ -247,6 +247,20 @@ def test_check_symmetric_rejects_asymmetry_and_non_finite_entries_tile_by_tile()
         check_symmetric(K)
 
 
+def test_check_matrix_finite_entries_whose_sum_overflows_pass_and_bad_entries_are_counted():
+    """The finiteness check sums first: a sum that overflows (entries of 1e308) must still
+    pass, and a NaN or inf is reported with the number of bad entries."""
+    from kmlib._validation import check_matrix
+    big = np.full((4, 3), 1e308)
+    with np.errstate(over="ignore"):
+        assert np.isinf(big.sum())
+    assert np.array_equal(check_matrix(big), big)
+    bad = big.copy()
+    bad[1, 2], bad[3, 0] = np.nan, -np.inf
+    with pytest.raises(ValueError, match="X contains 2 NaN or infinite value"):
+        check_matrix(bad)
+
+
 def _blas_limits():
     import threadpoolctl
     return [p["num_threads"] for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"]

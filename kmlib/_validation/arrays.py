@@ -79,6 +79,15 @@ def preserve_float32(method: Callable[..., Any] | None = None, *, pair: bool = F
 
 
 def _finite(a: np.ndarray, name: str) -> None:
+    """Raise unless every entry of ``a`` is finite.
+
+    A finite sum means finite entries (scikit-learn's fast path: one pass, no n-sized
+    temporary); only a sum that is not finite (a bad entry, or large entries whose sum
+    overflows) leads to a look at every entry.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(np.sum(a)):
+            return
     if not np.all(np.isfinite(a)):
         bad = int(np.size(a) - np.count_nonzero(np.isfinite(a)))
         raise ValueError(
