@@ -10,6 +10,7 @@ itself is private.
 from __future__ import annotations
 
 import contextlib
+import sys
 import threading
 from typing import Any
 
@@ -220,9 +221,20 @@ _depth = 0
 _limiter: Any = None
 
 
+_found: tuple[int, ThreadpoolController] | None = None
+
+
 def _controller() -> ThreadpoolController:
-    """The loaded BLAS pools, looked up at each use (a library loaded later is seen)."""
-    return ThreadpoolController()
+    """The loaded BLAS pools (their current limits are read at each use).
+
+    Finding the pools reads the process's memory map (about 0.5 ms), so they are looked
+    up again only when a module has been imported since the last look (a library that an
+    import loads is seen); two threads racing here build the same controller twice.
+    """
+    global _found
+    if _found is None or _found[0] != len(sys.modules):
+        _found = (len(sys.modules), ThreadpoolController())
+    return _found[1]
 
 
 def blas_threads() -> int:

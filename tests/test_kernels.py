@@ -705,6 +705,24 @@ def test_tiled_gram_equals_one_shot_formula_and_is_exactly_symmetric(k):
     assert k(X, Y).shape == (600, 530)
 
 
+def test_tiles_computed_by_a_pool_of_threads_give_the_same_matrix(monkeypatch):
+    """The pool of threads (used from 32 tiles on) fills the matrix tile by tile as one
+    thread does: the same bits, whatever the number of threads."""
+    import threadpoolctl
+
+    import kmlib.kernels.base as base
+    rng = np.random.default_rng(9)
+    X, Y = rng.standard_normal((900, 3)), rng.standard_normal((700, 3))
+    k = km.gaussian(0.8) + km.polynomial(2)
+    alone = k(X), k(X, Y)
+    monkeypatch.setattr(base, "_THREADED_TILES", 1)
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        assert base.blas_threads() == 2
+        pooled = k(X), k(X, Y)
+    for a, b in zip(alone, pooled, strict=True):
+        assert np.array_equal(a, b)
+
+
 def test_tiled_gram_matches_scikit_learn_rbf_on_a_large_sample():
     """Reference: scikit-learn's rbf_kernel (gamma = 1/(2 sigma^2))."""
     X = np.random.default_rng(8).standard_normal((1100, 5))

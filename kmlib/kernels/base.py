@@ -87,6 +87,10 @@ def _sq_dists(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     return D
 
 
+#: Fewest tiles of a Gram matrix computed by a pool of threads (see ``_tiled_gram``).
+_THREADED_TILES = 32
+
+
 def _tiled_gram(gram, X: np.ndarray, Y: np.ndarray, symmetric: bool
                 ) -> tuple[np.ndarray, float]:
     """Evaluate ``gram(X_block, Y_block)`` tile by tile into one matrix; return it and its sum.
@@ -132,7 +136,10 @@ def _tiled_gram(gram, X: np.ndarray, Y: np.ndarray, symmetric: bool
         G = np.empty((n, m))
         w = min(m, side)
         b = w if symmetric else side * side // w
-        t = min(blas_threads(), -(-n // b))  # one thread: this one (a new one faults more pages)
+        # threads for a matrix of many tiles only: starting and joining them costs about a
+        # millisecond, more than they save below ~32 tiles (n = m = 2000 on this design)
+        many = n * m >= _THREADED_TILES * side * side
+        t = min(blas_threads(), -(-n // b)) if many else 1   # 1: this thread, no pool
         with one_blas_thread(), ThreadPoolExecutor(t) if t > 1 else nullcontext() as pool:
             list((pool.map if pool else map)(panel, gen_blocks(n, b)))
     return G, float(sum(sums))
