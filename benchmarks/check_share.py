@@ -273,13 +273,16 @@ def main() -> None:
         compare_sklearn()
         return
     files = sorted(p for p in ROOT.rglob("*.py") if "book" not in p.relative_to(ROOT).parts)
-    tot_c = tot_e = tot_d = 0
+    tot_c = tot_e = tot_d = val_c = val_e = 0
     rows = []
     for p in files:
         c, e, d = count(p)
         tot_c += c
         tot_e += e
         tot_d += d
+        if "_validation" in p.relative_to(ROOT).parts:
+            val_c += c
+            val_e += e
         rows.append((p.relative_to(ROOT.parent), c, e))
     if "--files" in sys.argv:
         for name, c, e in sorted(rows, key=lambda r: -r[1]):
@@ -288,6 +291,9 @@ def main() -> None:
     print(f"kmlib outside kmlib/book ({rule}): {tot_c} check lines of {tot_e} executable lines "
           f"= {100 * tot_c / tot_e:.1f} %  ({len(files)} files); declarations of constraints "
           f"(not counted as checks): {tot_d} lines")
+    print(f"  without the validators of kmlib/_validation/ (as scikit-learn's files without "
+          f"utils/validation.py, --sklearn): {tot_c - val_c} / {tot_e - val_e} = "
+          f"{100 * (tot_c - val_c) / (tot_e - val_e):.1f} %")
 
 
 if __name__ == "__main__":
