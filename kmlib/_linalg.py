@@ -12,7 +12,9 @@ from __future__ import annotations
 import contextlib
 import sys
 import threading
-from typing import Any
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import numpy as np
 import scipy.linalg as sla
@@ -27,7 +29,8 @@ from ._validation import (
 
 __all__ = ["eigh_owned", "eigh_copy", "dot", "psd_rtol", "pinv_mask",
            "psd_eigenpairs", "full_column_rank",
-           "rank_deficiency_error", "gram_cholesky", "one_blas_thread", "blas_threads"]
+           "rank_deficiency_error", "gram_cholesky", "one_blas_thread", "blas_threads",
+           "map_in_threads"]
 
 
 def eigh_owned(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -273,3 +276,20 @@ class one_blas_thread(contextlib.ContextDecorator):  # noqa: N801 - used like a 
                 if _depth == 0:
                     _limiter.restore_original_limits()
                     _limiter = None
+
+
+T = TypeVar("T")
+
+
+def map_in_threads(func: Callable[[Any], T], items: Iterable[Any], threads: int) -> list[T]:
+    """``[func(item) for item in items]``, in order, on ``threads`` threads (BLAS on one each).
+
+    For work cut into independent pieces (tiles of a Gram matrix, blocks of rows): numpy
+    releases the GIL in its loops, so the pieces run on all the cores.  Each piece is
+    computed alone, so the results do not depend on the number of threads.  With
+    ``threads <= 1`` the calling thread does everything: starting a pool costs about a
+    millisecond, so callers ask for threads only for large work.
+    """
+    with one_blas_thread(), (ThreadPoolExecutor(threads) if threads > 1
+                             else contextlib.nullcontext()) as pool:
+        return list((pool.map if pool else map)(func, items))

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 import pytest
+import sklearn
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.gaussian_process.kernels import Matern
@@ -89,6 +90,24 @@ def test_rff_mean_over_seeds_matches_reference_kernel(name, kw, ref, variant):
     se = est.std(0, ddof=1) / math.sqrt(est.shape[0])
     assert np.all(se > 0)
     assert np.all(np.abs(mean - K[iu]) <= 5 * se), (mean, K[iu], se)
+
+
+@pytest.mark.parametrize("variant", ["cos_sin", "cos_phase"])
+def test_rff_transform_on_threads_gives_the_same_bits(monkeypatch, variant):
+    """Blocks of rows finished by a pool of threads (large outputs) or by the calling thread:
+    each block is computed alone, so the features are the same bits."""
+    import threadpoolctl
+
+    import kmlib.features.fourier as fourier
+    X = np.random.default_rng(3).normal(size=(3000, 4))
+    rff = RandomFourierFeatures(sigma=0.7, n_features=64, variant=variant, random_state=1).fit(X)
+    with threadpoolctl.threadpool_limits(limits=1, user_api="blas"):
+        alone = rff.transform(X)
+    monkeypatch.setattr(fourier, "_THREADED_ENTRIES", 1)
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"), \
+            sklearn.config_context(working_memory=0.05):   # many blocks of rows
+        pooled = rff.transform(X)
+    assert np.array_equal(alone, pooled)
 
 
 def test_laplacian_rff_is_euclidean_not_l1():

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import numbers
 from abc import ABC, abstractmethod
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
@@ -21,7 +19,7 @@ import scipy.sparse
 from numpy.typing import ArrayLike
 
 from .._blocks import gen_blocks, tile_side
-from .._linalg import blas_threads, one_blas_thread
+from .._linalg import blas_threads, map_in_threads
 from .._validation import (
     check_finite_result,
     check_int,
@@ -140,8 +138,7 @@ def _tiled_gram(gram, X: np.ndarray, Y: np.ndarray, symmetric: bool
         # millisecond, more than they save below ~32 tiles (n = m = 2000 on this design)
         many = n * m >= _THREADED_TILES * side * side
         t = min(blas_threads(), -(-n // b)) if many else 1   # 1: this thread, no pool
-        with one_blas_thread(), ThreadPoolExecutor(t) if t > 1 else nullcontext() as pool:
-            list((pool.map if pool else map)(panel, gen_blocks(n, b)))
+        map_in_threads(panel, gen_blocks(n, b), t)
     return G, float(sum(sums))
 
 
