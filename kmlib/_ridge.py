@@ -98,11 +98,14 @@ def ridge_filter(d: np.ndarray, lams: np.ndarray, n_max: int) -> NDArray[np.floa
     """``F[..., k, l] = d_k / (d_k^2 + lams[l])`` for the kept ``d_k``, else 0.
 
     ``d`` (..., k) are singular values of a matrix whose larger side is ``n_max``
-    (``n_max = 0`` keeps every positive one).
+    (``n_max = 0`` keeps every positive one).  Evaluated as ``(1 / d_k) / (1 + t^2)`` with
+    ``t = sqrt(lams[l]) / d_k``, as :func:`shrinkage`: no ``d_k^2`` over- or underflows,
+    so singular values beyond 1e154 give ``1 / d_k``, not 0.
     """
     dd = d[..., :, None]
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return np.where(rank_mask(d, n_max)[..., :, None], dd / (dd * dd + lams), 0.0)
+        t = np.sqrt(lams) / dd
+        return np.where(rank_mask(d, n_max)[..., :, None], (1.0 / dd) / (1.0 + t * t), 0.0)
 
 
 def shrinkage(d: np.ndarray, lams: np.ndarray, n_max: int) -> NDArray[np.float64]:

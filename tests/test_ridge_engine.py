@@ -125,3 +125,15 @@ def test_shrinkage_factors_and_effective_df_of_huge_singular_values():
     # scale invariance (d, lam) -> (c d, c**2 lam), with c a power of two: exact
     np.testing.assert_allclose(R.effective_df(2.0**500 * X, 2.0**1000 * np.array([1, 10.0])),
                                R.effective_df(X, [1, 10.0]), rtol=1e-13)
+
+
+def test_ridge_filter_of_huge_and_tiny_singular_values():
+    # reference: d / (d**2 + lam) = 1 / (d + lam / d), so 1/d when d**2 >> lam (1e-200 at
+    # d = 1e200, where d**2 used to overflow and give 0), 1/2 at d = lam = 1, and
+    # d / lam when d**2 << lam; a dropped (zero) singular value gives 0
+    from kmlib._ridge import ridge_filter
+
+    F = ridge_filter(np.array([1e200, 1.0, 1e-3, 0.0]), np.array([1.0, 0.0]), 0)
+    np.testing.assert_allclose(F[:, 0], [1e-200, 0.5, 1e-3 / (1e-6 + 1.0), 0.0], rtol=1e-15)
+    np.testing.assert_allclose(F[:3, 1], [1e-200, 1.0, 1e3], rtol=1e-15)
+    assert F[3, 1] == 0.0

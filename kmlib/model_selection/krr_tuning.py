@@ -20,7 +20,6 @@ from .._folds import Folds
 from .._validation import (
     check_constraints,
     check_symmetric,
-    finite_result,
     validate_args,
 )
 from ..krr import KernelRidge
@@ -62,7 +61,6 @@ class KRRTuningTable:
     best_index: tuple[int, int]
 
 
-@finite_result
 @validate_args({"kernel_factory": ["kernel factory"], "params": ["non-empty collection"]})
 def tune_krr(X: ArrayLike, y: ArrayLike, kernel_factory: Callable[[Any], Callable[..., Any]],
              params: Collection[Any], lams: ArrayLike,
