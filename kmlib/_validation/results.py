@@ -24,8 +24,9 @@ def check_finite_result(value: Any, what: str, advice: str = "", *,
     if np.any(np.isnan(value) if allow_inf else ~np.isfinite(value)):
         raise ValueError(
             f"{what} is not finite: from finite inputs, a floating-point overflow (or an "
-            "underflow followed by a division) made inf or NaN; " + (advice or "rescale the inputs (e.g. standardise X and y) or use "
-                               "hyper-parameters of moderate size")
+            "underflow followed by a division) made inf or NaN; "
+            + (advice or "rescale the inputs (e.g. standardise X and y) or use "
+               "hyper-parameters of moderate size")
         )
     return value
 
