@@ -705,6 +705,19 @@ def test_tiled_gram_equals_one_shot_formula_and_is_exactly_symmetric(k):
     assert k(X, Y).shape == (600, 530)
 
 
+@pytest.mark.parametrize("n, b", [(1, 64), (150, 64), (362, 64), (200, 7)])
+def test_blockwise_symmetrization_gives_the_bits_of_the_whole_matrix_formula(n, b):
+    """Reference: ``0.5 * T + 0.5 * T.T`` on the whole matrix (sizes that are not multiples
+    of the block, a single entry); the result is exactly symmetric."""
+    from kmlib.kernels.base import _symmetrize
+
+    T = np.random.default_rng(n).standard_normal((n, n)) * 10.0 ** np.arange(-3, 4)[n % 7]
+    ref = 0.5 * T + 0.5 * T.T
+    out = _symmetrize(T.copy(), b)
+    assert np.array_equal(out, ref)
+    assert np.array_equal(out, out.T)
+
+
 def test_tiles_computed_by_a_pool_of_threads_give_the_same_matrix(monkeypatch):
     """The pool of threads (used from 32 tiles on) fills the matrix tile by tile as one
     thread does: the same bits, whatever the number of threads."""
