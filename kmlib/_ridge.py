@@ -98,14 +98,18 @@ def ridge_filter(d: np.ndarray, lams: np.ndarray, n_max: int) -> NDArray[np.floa
     """``F[..., k, l] = d_k / (d_k^2 + lams[l])`` for the kept ``d_k``, else 0.
 
     ``d`` (..., k) are singular values of a matrix whose larger side is ``n_max``
-    (``n_max = 0`` keeps every positive one).  Evaluated as ``(1 / d_k) / (1 + t^2)`` with
-    ``t = sqrt(lams[l]) / d_k``, as :func:`shrinkage`: no ``d_k^2`` over- or underflows,
-    so singular values beyond 1e154 give ``1 / d_k``, not 0.
+    (``n_max = 0`` keeps every positive one).  With ``r = sqrt(lams[l])``, evaluated as
+    ``(1 / d_k) / (1 + (r / d_k)^2)`` where ``d_k >= r`` and ``(d_k / lams[l]) / (1 +
+    (d_k / r)^2)`` where ``d_k < r``: the ratio squared is at most 1, so no square over- or
+    underflows and singular values beyond 1e154 (or below 1e-154) keep their value.
     """
     dd = d[..., :, None]
+    r = np.sqrt(lams)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        t = np.sqrt(lams) / dd
-        return np.where(rank_mask(d, n_max)[..., :, None], (1.0 / dd) / (1.0 + t * t), 0.0)
+        big = dd >= r
+        t = np.where(big, r / dd, dd / r)                        # <= 1
+        F = np.where(big, 1.0 / dd, dd / lams) / (1.0 + t * t)
+    return np.where(rank_mask(d, n_max)[..., :, None], F, 0.0)
 
 
 def shrinkage(d: np.ndarray, lams: np.ndarray, n_max: int) -> NDArray[np.float64]:

@@ -133,7 +133,27 @@ def test_ridge_filter_of_huge_and_tiny_singular_values():
     # d / lam when d**2 << lam; a dropped (zero) singular value gives 0
     from kmlib._ridge import ridge_filter
 
-    F = ridge_filter(np.array([1e200, 1.0, 1e-3, 0.0]), np.array([1.0, 0.0]), 0)
-    np.testing.assert_allclose(F[:, 0], [1e-200, 0.5, 1e-3 / (1e-6 + 1.0), 0.0], rtol=1e-15)
-    np.testing.assert_allclose(F[:3, 1], [1e-200, 1.0, 1e3], rtol=1e-15)
-    assert F[3, 1] == 0.0
+    # d / lam when d**2 << lam (1e-200 at d = 1e-200, lam = 1, where (sqrt(lam)/d)**2
+    # overflows); d**2 = 1e-300 next to lam = 1e-300 gives 1 / (2 d)
+    F = ridge_filter(np.array([1e200, 1.0, 1e-3, 1e-200, 1e-150, 0.0]),
+                     np.array([1.0, 0.0, 1e-300]), 0)
+    np.testing.assert_allclose(F[:, 0], [1e-200, 0.5, 1e-3 / (1e-6 + 1.0), 1e-200, 1e-150, 0.0],
+                               rtol=1e-15)
+    np.testing.assert_allclose(F[:5, 1], [1e-200, 1.0, 1e3, 1e200, 1e150], rtol=1e-15)
+    np.testing.assert_allclose(F[:5, 2], [1e-200, 1.0, 1e3, 1e100, 0.5e150], rtol=1e-15)
+    assert F[5, 1] == 0.0
+
+
+@pytest.mark.parametrize("scale", [1e-155, 1e-200, 1e155])
+def test_ridge_paths_at_extreme_scales_of_x(scale):
+    # reference: b = X^T (X X^T + lam I)^{-1} y.  For tiny X, X X^T is below rounding next to
+    # lam = 1 (entries ~1e-308 and below), so b = X^T y / lam to rounding; for huge X, lam is
+    # below rounding next to X^T X, so b is least squares: lstsq(X0, y) / scale
+    X0 = np.random.default_rng(0).standard_normal((40, 3))
+    y = X0 @ [1.0, -2.0, 3.0] + 5.0
+    X = X0 * scale
+    ref = X.T @ y if scale < 1 else np.linalg.lstsq(X0, y, rcond=None)[0] / scale
+    np.testing.assert_allclose(R.ridge(X, y, 1.0), ref, rtol=1e-10)
+    np.testing.assert_allclose(R.ridge_path(X, y, [1.0])[:, 0], ref, rtol=1e-10)
+    B = ms.ridge_fit_path(X, y, [1.0], fit_intercept=False, standardize=False)[1]
+    np.testing.assert_allclose(B[:, 0], ref, rtol=1e-10)
