@@ -57,6 +57,17 @@ def test_transformers_keep_float32_as_scikit_learn(ours, theirs):
     np.testing.assert_allclose(Z32, Z64, rtol=0, atol=1e-5 * np.abs(Z64).max())
 
 
+def test_kernel_pca_inverse_transform_keeps_float32_as_scikit_learn():
+    ours = KernelPCA(3, kernel=km.gaussian(1.0), fit_inverse_transform=True)
+    theirs = SkKernelPCA(3, kernel="rbf", gamma=0.5, fit_inverse_transform=True)
+    for X in (X32, X64):
+        Z, Zs = ours.fit(X).transform(X), theirs.fit(X).transform(X)
+        assert ours.inverse_transform(Z).dtype == theirs.inverse_transform(Zs).dtype == X.dtype
+    back32 = ours.fit(X32).inverse_transform(ours.transform(X32))
+    back64 = ours.fit(X64).inverse_transform(ours.transform(X64))
+    np.testing.assert_allclose(back32, back64, rtol=0, atol=1e-4 * np.abs(back64).max())
+
+
 def test_positive_random_features_keep_float32():
     f = PositiveRandomFeatures(n_features=10, random_state=0)
     assert f.fit_transform(X32).dtype == np.float32 and f.fit_transform(X64).dtype == np.float64

@@ -229,6 +229,7 @@ class KernelPCA(FiniteResults, PairwiseTags, ClassNamePrefixFeaturesOutMixin, Tr
         np.divide(self.eigenvectors_, np.sqrt(lam), out=scaled, where=lam > 0)
         return dot(Kx, scaled)
 
+    @preserve_float32
     def inverse_transform(self, X: ArrayLike) -> np.ndarray:
         """Approximate pre-images: kernel ridge regression from the projections back to X.
 
