@@ -59,7 +59,7 @@ def test_nystroem_is_the_pinv_route_with_m_eps():
     assert ny.rank_ == np.linalg.matrix_rank(k(L), rtol=40 * EPS, hermitian=True)
 
 
-def test_empirical_feature_map_is_the_pinv_route_with_10_n_eps():
+def test_empirical_feature_map_is_the_pinv_route_with_n_eps():
     _, K = _well_conditioned()
     Phi = kernels.empirical_feature_map(K)
     assert Phi.shape == (30, 30)
@@ -68,7 +68,7 @@ def test_empirical_feature_map_is_the_pinv_route_with_10_n_eps():
     x = np.linspace(0, 1, 60)
     K = kernels.gaussian(0.3)(x)
     Phi = kernels.empirical_feature_map(K)
-    assert Phi.shape[1] == np.linalg.matrix_rank(K, rtol=600 * EPS, hermitian=True) < 60
+    assert Phi.shape[1] == np.linalg.matrix_rank(K, rtol=60 * EPS, hermitian=True) < 60
     np.testing.assert_allclose(Phi @ Phi.T, K, atol=1e-12)
     # the rule is relative: a scaled matrix keeps the same coordinates
     assert kernels.empirical_feature_map(1e-6 * K).shape == Phi.shape

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import linalg
 
-from .._linalg import psd_eigenpairs, psd_rtol
+from .._linalg import psd_eigenpairs
 from .._validation import (
     as_float_array,
     check_same_length,
@@ -199,9 +199,9 @@ def empirical_feature_map(K: ArrayLike, tol: float | None = None) -> np.ndarray:
         A symmetric positive semidefinite matrix, e.g. ``k(X)``.
     tol : float, optional
         Eigenvalues in ``[-tol, tol]`` are treated as 0, and one below ``-tol`` raises.
-        Default: kmlib's rule for a PSD matrix (``kmlib._linalg.psd_eigenpairs``) with the
-        relative tolerance ``10 * n * eps``: eigenvalues at or below
-        ``10 * n * eps * ||K||_2`` are dropped, one below ``-sqrt(eps) * ||K||_2`` raises.
+        Default: kmlib's rule for a PSD matrix (``kmlib._linalg.psd_eigenpairs``), the one
+        of ``Nystroem`` and of the pseudo-inverse: eigenvalues at or below
+        ``n * eps * ||K||_2`` are dropped, one below ``-sqrt(eps) * ||K||_2`` raises.
 
     Returns
     -------
@@ -214,6 +214,6 @@ def empirical_feature_map(K: ArrayLike, tol: float | None = None) -> np.ndarray:
         semi-definite (an eigenvalue below the negative tolerance).
     """
     lam, U = linalg.eigh(_symmetrized(K), check_finite=False)
-    lam, U = psd_eigenpairs(lam, U, rtol=10 * psd_rtol(len(lam)), atol=tol, name="K",
+    lam, U = psd_eigenpairs(lam, U, atol=tol, name="K",
                             who="empirical_feature_map")
     return U[:, ::-1] * np.sqrt(lam[::-1])
