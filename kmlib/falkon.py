@@ -30,7 +30,6 @@ singular, as for smooth kernels in low dimension.)
 from __future__ import annotations
 
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 import numpy as np
@@ -42,7 +41,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from . import _dask
 from ._blocks import block_rows, gen_blocks
 from ._estimator_inputs import gram, validate_regression_fit
-from ._linalg import blas_threads, falkon_cg, one_blas_thread, psd_rtol
+from ._linalg import blas_threads, falkon_cg, map_in_threads, one_blas_thread, psd_rtol
 from ._typing import KernelFunc, Seed
 from ._validation import (
     EPS,
@@ -200,8 +199,7 @@ class NystroemKernelRidge(FiniteResults, RegressorMixin, BaseEstimator):
             for blk in blocks[j::workers]:
                 step(blk, acc)
             return acc
-        with one_blas_thread(), ThreadPoolExecutor(workers) as pool:
-            return sum(pool.map(run, range(workers)))  # type: ignore[return-value]  # >= 1 term
+        return sum(map_in_threads(run, range(workers), workers))  # type: ignore[return-value]
 
     def _phi_gram(self, X: np.ndarray, y: np.ndarray, T: np.ndarray) -> np.ndarray:
         """``[Phi^T Phi | Phi^T y]`` (upper triangle of Phi^T Phi), ``Phi = k(X, L) T^-1``.
