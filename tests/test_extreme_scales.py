@@ -33,11 +33,12 @@ def _length_kernels(c=1.0):
     """Kernels of a length scale, for the inputs multiplied by the power of two ``c``."""
     return [km.gaussian(0.7 * c), km.laplacian(1.3 / c), km.matern(0.5, 0.9 * c),
             km.matern(1.5, 0.9 * c), km.matern(2.5, 0.9 * c), km.matern(3.3, 0.9 * c),
-            km.matern(1500.0, 0.9 * c), 2.0 * km.gaussian(0.4 * c) + km.laplacian(2.0 / c)]
+            km.matern(1500.0, 0.9 * c), 2.0 * km.gaussian(0.4 * c) + km.laplacian(2.0 / c),
+            km.exponential(1.5 * c), km.exponential(1.5 * c).normalized()]
 
 
 # --------------------------------------------------------------------------- #
-# distance kernels: tiny and huge length scales
+# kernels of a length scale: tiny and huge lengths
 # --------------------------------------------------------------------------- #
 @pytest.mark.parametrize("e", [-1000, -530, -340, -101, 101, 340, 530, 1000])
 def test_power_of_two_scaling_of_inputs_and_length_changes_no_bit(e):
@@ -63,6 +64,16 @@ def test_gaussian_at_extreme_scales_matches_sklearn_at_scale_one(s):
                                rtol=1e-13, atol=1e-15)
     np.testing.assert_allclose(k(X * s), rbf_kernel(X, gamma=1.0 / (2 * 0.7**2)),
                                rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("s", [1e-160, 1e-300, 1e200, 1e300])
+def test_exponential_kernel_at_extreme_scales_matches_its_formula(s):
+    """Reference: exp(x.y / sigma^2) by numpy on the unscaled data (x.y ~ 1e-320 underflowed
+    before; 1e200 overflowed)."""
+    ref = np.exp(X @ Y.T / 1.5**2)
+    k = km.exponential(1.5 * s)
+    np.testing.assert_allclose(k(X * s, Y * s), ref, rtol=1e-14)
+    np.testing.assert_allclose(k.diag(X * s), np.exp(np.sum(X * X, axis=1) / 1.5**2), rtol=1e-14)
 
 
 @pytest.mark.parametrize("nu", [0.5, 1.5, 2.5, 3.3])
