@@ -31,24 +31,8 @@ __all__ = [
 ]
 
 
-class _OfInner(Kernel):
-    """A kernel ``f(<x, y>)``: ``_profile`` maps an array of inner products to values."""
-
-    def _profile(self, G):
-        return G
-
-    def _gram(self, X, Y):
-        return self._profile(_inner(X, Y))
-
-    def _diag(self, X):
-        return self._profile(_rowdot(X, X))
-
-    def _paired(self, X, Y):
-        return self._profile(_rowdot(X, Y))
-
-
 #: Length scales within [2^-100, 2^100] are used as given; beyond, the inputs and the length
-#: are first multiplied by a power of two (see :class:`_OfDistance`).
+#: are first multiplied by a power of two (see :class:`_OfLength`).
 _PLAIN_EXPONENT = 100
 #: Largest magnitude of a rescaled input: squares and their sums stay finite.
 _TOP_EXPONENT = 400
@@ -66,25 +50,24 @@ def _amax(A: Any) -> float:
     return float(max(A.max(), -A.min()))
 
 
-class _OfDistance(Kernel):
-    """A kernel ``f(|x - y|^2)``: ``_profile`` maps an array of squared distances to values.
+class _OfLength(Kernel):
+    """A kernel that may have a length scale ``l``: a function of ``x / l`` and ``y / l``.
 
-    A kernel of a length scale ``l`` depends on ``|x - y| / l`` only, so it is the same for
-    the inputs multiplied by ``c`` and the length ``l c``.  When ``l`` lies outside
-    ``[2^-100, 2^100]`` it is evaluated so, with ``c = 2^-e`` the power of two that brings
-    ``l c`` into ``[1/2, 1)``: a multiplication by a power of two is exact, so every input
-    and every squared distance in the normal floating-point range keeps its bits, and
-    squared distances that would underflow (``|x - y| ~ l ~ 1e-160``: ``|x - y|^2 ~
-    1e-320``) or overflow (``l ~ 1e200``) are of order 1 instead.  ``c`` is capped where
-    ``|x| c`` would reach ``2^400`` (an input far larger than the length scale: its squares
-    still fit).  Other lengths cost nothing extra.
+    Such a kernel is the same for the inputs multiplied by ``c`` and the length ``l c``.
+    When ``l`` lies outside ``[2^-100, 2^100]`` it is evaluated so, with ``c = 2^-e`` the
+    power of two that brings ``l c`` into ``[1/2, 1)``: a multiplication by a power of two
+    is exact, so every input, inner product and squared distance in the normal
+    floating-point range keeps its bits, and those that would underflow (``|x - y| ~ l ~
+    1e-160``: ``|x - y|^2 ~ 1e-320``) or overflow (``l ~ 1e200``) are of order 1 instead.
+    ``c`` is capped where ``|x| c`` would reach ``2^400`` (inputs far larger than the length
+    scale: their squares still fit).  Other lengths, and kernels without one, cost one test.
     """
 
     def _length_exponent(self) -> int | None:
         """The exponent ``e`` of the length scale (``2^(e-1) <= l < 2^e``), None without one."""
         return None
 
-    def _rescaled(self, c: float) -> "_OfDistance":
+    def _rescaled(self, c: float) -> "_OfLength":
         """The same kernel for the inputs multiplied by the power of two ``c``."""
         return self
 
@@ -101,23 +84,47 @@ class _OfDistance(Kernel):
             e = min(e, 1023)
         return math.ldexp(1.0, e)
 
-    def _gram(self, X, Y):
+    def _at_unit(self, X: Any, Y: Any) -> tuple["_OfLength", Any, Any]:
+        """``(kernel, X c, Y c)`` rescaled (``Y is X`` kept), or ``(self, X, Y)``."""
         c = self._unit(X) if Y is X else self._unit(X, Y)
         if c is None:
-            return self._profile(_sq_dists(X, Y))
+            return self, X, Y
         Xc = X * c
-        return self._rescaled(c)._profile(_sq_dists(Xc, Xc if Y is X else Y * c))
+        return self._rescaled(c), Xc, (Xc if Y is X else Y * c)
+
+
+class _OfInner(_OfLength):
+    """A kernel ``f(<x, y>)``: ``_profile`` maps an array of inner products to values."""
+
+    def _profile(self, G):
+        return G
+
+    def _gram(self, X, Y):
+        k, X, Y = self._at_unit(X, Y)
+        return k._profile(_inner(X, Y))
+
+    def _diag(self, X):
+        k, X, _ = self._at_unit(X, X)
+        return k._profile(_rowdot(X, X))
+
+    def _paired(self, X, Y):
+        k, X, Y = self._at_unit(X, Y)
+        return k._profile(_rowdot(X, Y))
+
+
+class _OfDistance(_OfLength):
+    """A kernel ``f(|x - y|^2)``: ``_profile`` maps an array of squared distances to values."""
+
+    def _gram(self, X, Y):
+        k, X, Y = self._at_unit(X, Y)
+        return k._profile(_sq_dists(X, Y))
 
     def _diag(self, X):
         return self._profile(np.zeros(X.shape[0]))
 
     def _paired(self, X, Y):
-        D = X - Y
-        c = self._unit(D)
-        if c is None:
-            return self._profile(_rowdot(D, D))
-        D = D * c
-        return self._rescaled(c)._profile(_rowdot(D, D))
+        k, D, _ = self._at_unit(D := X - Y, D)
+        return k._profile(_rowdot(D, D))
 
     def _rows_of(self, X):
         """``rows(idx)``, the rows ``k(X[idx], X)`` of the Gram matrix of a dense, checked ``X``.
@@ -132,9 +139,7 @@ class _OfDistance(Kernel):
         """
         if scipy.sparse.issparse(X):
             return None
-        c = self._unit(X)
-        kernel = self if c is None else self._rescaled(c)
-        X = X if c is None else X * c
+        kernel, X, _ = self._at_unit(X, X)
         with np.errstate(over="ignore", invalid="ignore"):
             Xc = X - X.mean(axis=0)
             xx = np.einsum("ij,ij->i", Xc, Xc)
@@ -341,6 +346,12 @@ class _Matern(_OfDistance):
 class _Exponential(_OfInner):
     def __init__(self, sigma: float):
         self.sigma = sigma
+
+    def _length_exponent(self):
+        return _exponent(self.sigma)
+
+    def _rescaled(self, c):
+        return _Exponential(self.sigma * c)
 
     def _profile(self, G):
         return np.exp(G / self.sigma / self.sigma)
