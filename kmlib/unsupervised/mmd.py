@@ -136,7 +136,7 @@ def mmd2_linear(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc) -> float:
     samples.
 
     Every kernel of :mod:`kmlib.kernels` except ``pds_from_nds``, and the sums, products,
-    non-negative multiples, powers and normalisations of such kernels, is evaluated on the
+    non-negative multiples, powers and normalisations of such kernels, are evaluated on the
     paired rows only: 4 kernel values per term.  Any other callable (a function,
     ``pds_from_nds(...)``, a ``Kernel`` subclass of one's own, or a combination with one of
     them) is called once per block of b <= 64 consecutive pairs, as ``kernel(A, B)`` with A
