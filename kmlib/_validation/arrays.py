@@ -7,6 +7,7 @@ from typing import Any, Callable, Literal, overload
 import numpy as np
 import scipy.sparse
 from numpy.typing import ArrayLike, NDArray
+from sklearn.base import BaseEstimator
 from sklearn.utils import check_array
 
 
@@ -51,6 +52,16 @@ def _is_float32(A: Any) -> bool:
     return getattr(A, "dtype", None) == np.float32
 
 
+def _called(obj: Any, method: Callable[..., Any]) -> str:
+    """What the user called: ``KernelPCA.transform``, ``linear()``, ``linear().diag``."""
+    if isinstance(obj, BaseEstimator):
+        return f"{type(obj).__name__}.{method.__name__}"
+    text = repr(obj)
+    if method.__name__ == "__call__":
+        return text
+    return f"({text}).{method.__name__}" if " " in text else f"{text}.{method.__name__}"
+
+
 def preserve_float32(method: Callable[..., Any] | None = None, *, pair: bool = False) -> Any:
     """Return a method's array result in float32 when its input ``X`` is float32.
 
@@ -71,7 +82,7 @@ def preserve_float32(method: Callable[..., Any] | None = None, *, pair: bool = F
         with np.errstate(over="ignore"):
             out32 = out.astype(np.float32)
         if not np.all(np.isfinite(out32)) and np.all(np.isfinite(out)):
-            raise ValueError(f"{type(self).__name__}: the result exceeds the range of float32 "
+            raise ValueError(f"{_called(self, method)}: the result exceeds the range of float32 "
                              "(about 3.4e38); pass the input as float64")
         return out32
 

@@ -409,6 +409,10 @@ class _Normalized(_Combination):
             G[np.diag_indices_from(G)] = (sx > 0).astype(float)
         return G
 
+    def _paired(self, X, Y):
+        p = self.kernel._paired(X, Y)   # scaled as _gram scales the Gram matrix
+        return None if p is None else p * self._inv_sqrt_diag(X) * self._inv_sqrt_diag(Y)
+
     def _diag(self, X):
         return (self.kernel._diag(X) > 0).astype(float)
 

@@ -12,7 +12,7 @@ from .._validation import (
     check_unit_interval,
 )
 from .._validation.params import Interval, Real, validate_args
-from .base import Kernel, _inner
+from .base import Kernel, _inner, _rowdot
 
 __all__ = ["sobolev1", "sobolev2", "jaccard", "intersection_power"]
 
@@ -28,6 +28,9 @@ class _Sobolev1(_UnitInterval):
     def _gram(self, X, Y):
         return np.minimum(X, Y.T)
 
+    def _paired(self, X, Y):
+        return np.minimum(X[:, 0], Y[:, 0])
+
     def _diag(self, X):
         return X[:, 0].copy()
 
@@ -36,11 +39,18 @@ class _Sobolev1(_UnitInterval):
 
 
 class _Sobolev2(_UnitInterval):
-    def _gram(self, X, Y):
-        a = np.minimum(X, Y.T)
-        b = np.maximum(X, Y.T)
+    @staticmethod
+    def _of(a, b):
+        """The kernel of ``a = min(x, x')`` and ``b = max(x, x')``, entry by entry."""
         # a^2 b / 2 - a^3 / 6 written as a^2 (3 b - a) / 6, a sum of two >= 0 terms
         return a * a * (3.0 * b - a) / 6.0
+
+    def _gram(self, X, Y):
+        return self._of(np.minimum(X, Y.T), np.maximum(X, Y.T))
+
+    def _paired(self, X, Y):
+        x, y = X[:, 0], Y[:, 0]
+        return self._of(np.minimum(x, y), np.maximum(x, y))
 
     def _diag(self, X):
         return X[:, 0] ** 3 / 3.0
@@ -65,14 +75,22 @@ class _SetKernel(Kernel):
 
 
 class _Jaccard(_SetKernel):
+    @staticmethod
+    def _of(inter, union):
+        """``|A ∩ B| / |A ∪ B|`` entry by entry, with ``0/0 := 1``."""
+        out = np.ones_like(inter)
+        np.divide(inter, union, out=out, where=union > 0)
+        return out
+
     def _gram(self, X, Y):
         inter = _inner(X, Y)
         sx = X.sum(axis=1)
         sy = sx if Y is X else Y.sum(axis=1)
-        union = sx[:, None] + sy[None, :] - inter
-        out = np.ones_like(inter)
-        np.divide(inter, union, out=out, where=union > 0)  # 0/0 := 1
-        return out
+        return self._of(inter, sx[:, None] + sy[None, :] - inter)
+
+    def _paired(self, X, Y):
+        inter = _rowdot(X, Y)
+        return self._of(inter, X.sum(axis=1) + Y.sum(axis=1) - inter)
 
     def _diag(self, X):
         return np.ones(len(X))
@@ -87,6 +105,9 @@ class _IntersectionPower(_SetKernel):
 
     def _gram(self, X, Y):
         return self.base ** _inner(X, Y)
+
+    def _paired(self, X, Y):
+        return self.base ** _rowdot(X, Y)
 
     def _diag(self, X):
         return self.base ** X.sum(axis=1)

@@ -9,6 +9,9 @@ finite and fast for any ``nu``.
 """
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import numpy as np
 import scipy.sparse
 from scipy import special
@@ -28,34 +31,100 @@ __all__ = [
 ]
 
 
-class _OfInner(Kernel):
+#: Length scales within [2^-100, 2^100] are used as given; beyond, the inputs and the length
+#: are first multiplied by a power of two (see :class:`_OfLength`).
+_PLAIN_EXPONENT = 100
+#: Largest magnitude of a rescaled input: squares and their sums stay finite.
+_TOP_EXPONENT = 400
+
+
+def _exponent(v: float) -> int:
+    """``e`` with ``2^(e-1) <= v < 2^e`` for ``v > 0`` (``math.frexp``'s exponent)."""
+    return math.frexp(v)[1]
+
+
+def _amax(A: Any) -> float:
+    """``max |a_ij|`` of a dense or sparse array."""
+    if scipy.sparse.issparse(A):
+        return float(abs(A).max()) if A.nnz else 0.0
+    return float(max(A.max(), -A.min()))
+
+
+class _OfLength(Kernel):
+    """A kernel that may have a length scale ``l``: a function of ``x / l`` and ``y / l``.
+
+    Such a kernel is the same for the inputs multiplied by ``c`` and the length ``l c``.
+    When ``l`` lies outside ``[2^-100, 2^100]`` it is evaluated so, with ``c = 2^-e`` the
+    power of two that brings ``l c`` into ``[1/2, 1)``: a multiplication by a power of two
+    is exact, so every input, inner product and squared distance in the normal
+    floating-point range keeps its bits, and those that would underflow (``|x - y| ~ l ~
+    1e-160``: ``|x - y|^2 ~ 1e-320``) or overflow (``l ~ 1e200``) are of order 1 instead.
+    ``c`` is capped where ``|x| c`` would reach ``2^400`` (inputs far larger than the length
+    scale: their squares still fit).  Other lengths, and kernels without one, cost one test.
+    """
+
+    def _length_exponent(self) -> int | None:
+        """The exponent ``e`` of the length scale (``2^(e-1) <= l < 2^e``), None without one."""
+        return None
+
+    def _rescaled(self, c: float) -> "_OfLength":
+        """The same kernel for the inputs multiplied by the power of two ``c``."""
+        return self
+
+    def _unit(self, *arrays: Any) -> float | None:
+        """The power of two ``c`` by which ``arrays`` and the length are multiplied, or None."""
+        e = self._length_exponent()
+        if e is None or abs(e) <= _PLAIN_EXPONENT:
+            return None
+        e = -e
+        if e > 0:   # a small length: scaled up, no further than the inputs allow
+            top = max(_amax(A) for A in arrays)
+            if top > 0:
+                e = max(0, min(e, _TOP_EXPONENT - _exponent(top)))
+            e = min(e, 1023)
+        return math.ldexp(1.0, e)
+
+    def _at_unit(self, X: Any, Y: Any) -> tuple["_OfLength", Any, Any]:
+        """``(kernel, X c, Y c)`` rescaled (``Y is X`` kept), or ``(self, X, Y)``."""
+        c = self._unit(X) if Y is X else self._unit(X, Y)
+        if c is None:
+            return self, X, Y
+        Xc = X * c
+        return self._rescaled(c), Xc, (Xc if Y is X else Y * c)
+
+
+class _OfInner(_OfLength):
     """A kernel ``f(<x, y>)``: ``_profile`` maps an array of inner products to values."""
 
     def _profile(self, G):
         return G
 
     def _gram(self, X, Y):
-        return self._profile(_inner(X, Y))
+        k, X, Y = self._at_unit(X, Y)
+        return k._profile(_inner(X, Y))
 
     def _diag(self, X):
-        return self._profile(_rowdot(X, X))
+        k, X, _ = self._at_unit(X, X)
+        return k._profile(_rowdot(X, X))
 
     def _paired(self, X, Y):
-        return self._profile(_rowdot(X, Y))
+        k, X, Y = self._at_unit(X, Y)
+        return k._profile(_rowdot(X, Y))
 
 
-class _OfDistance(Kernel):
+class _OfDistance(_OfLength):
     """A kernel ``f(|x - y|^2)``: ``_profile`` maps an array of squared distances to values."""
 
     def _gram(self, X, Y):
-        return self._profile(_sq_dists(X, Y))
+        k, X, Y = self._at_unit(X, Y)
+        return k._profile(_sq_dists(X, Y))
 
     def _diag(self, X):
         return self._profile(np.zeros(X.shape[0]))
 
     def _paired(self, X, Y):
-        D = X - Y
-        return self._profile(_rowdot(D, D))
+        k, D, _ = self._at_unit(D := X - Y, D)
+        return k._profile(_rowdot(D, D))
 
     def _rows_of(self, X):
         """``rows(idx)``, the rows ``k(X[idx], X)`` of the Gram matrix of a dense, checked ``X``.
@@ -66,9 +135,11 @@ class _OfDistance(Kernel):
         and the profile.  A row's own entry is exact.  Every distance is at most
         ``4 max |x - mean|^2``; when that is not finite (or ``X`` is sparse) the result
         is ``None``, and the caller evaluates the kernel itself (which reports overflow).
+        An extreme length scale is rescaled as in ``_gram``.
         """
         if scipy.sparse.issparse(X):
             return None
+        kernel, X, _ = self._at_unit(X, X)
         with np.errstate(over="ignore", invalid="ignore"):
             Xc = X - X.mean(axis=0)
             xx = np.einsum("ij,ij->i", Xc, Xc)
@@ -82,7 +153,7 @@ class _OfDistance(Kernel):
             np.abs(D, out=D)
             D[np.arange(len(idx)), idx] = 0.0
             with np.errstate(over="ignore", invalid="ignore"):   # as in Kernel.__call__
-                return self._profile(D)   # (finite distances give finite values)
+                return kernel._profile(D)   # (finite distances give finite values)
 
         return rows
 
@@ -113,9 +184,16 @@ class _Gaussian(_OfDistance):
     def __init__(self, sigma: float):
         self.sigma = sigma
 
+    def _length_exponent(self):
+        return _exponent(self.sigma)
+
+    def _rescaled(self, c):
+        return _Gaussian(self.sigma * c)
+
     def _profile(self, D):
         scale = 0.5 / self.sigma / self.sigma  # sigma**2 could overflow or underflow
-        if np.isinf(scale):  # sigma below ~1e-154: the kernel is 1 at distance 0, else 0
+        if np.isinf(scale):  # sigma < ~1e-154 (by _diag, or inputs too large to rescale):
+            # the kernel is 1 at distance 0, else 0
             return (D == 0.0).astype(float)
         D *= -scale
         return np.exp(D, out=D)
@@ -127,6 +205,12 @@ class _Gaussian(_OfDistance):
 class _Laplacian(_OfDistance):
     def __init__(self, gamma: float):
         self.gamma = gamma
+
+    def _length_exponent(self):
+        return 1 - _exponent(self.gamma)   # of 1 / gamma, to within one
+
+    def _rescaled(self, c):
+        return _Laplacian(self.gamma / c)
 
     def _profile(self, D):
         R = np.sqrt(D)
@@ -222,12 +306,14 @@ def _matern_profile(r: np.ndarray, nu: float, length_scale: float) -> np.ndarray
         t = np.sqrt(5.0) * r / length_scale
         return (1.0 + t + t * t / 3.0) * np.exp(-t)
     if nu >= _MATERN_ASYMPTOTIC_NU:
-        with np.errstate(over="ignore"):
-            w = 2.0 * (r / length_scale) ** 2
+        with np.errstate(over="ignore"):   # (beyond 1e300, k = 0 in floating point)
+            w = np.minimum(2.0 * (r / length_scale) ** 2, 1e300)
         out = np.exp(np.minimum(_log_matern_asymptotic(w, nu), 0.0))
         out[r == 0] = 1.0
         return out
-    z = np.sqrt(2.0 * nu) * r / length_scale
+    # scipy's kve is NaN beyond z ~ 2e9; from z = 1e8 on, log k < -1e8 + nu log(1e8) and
+    # k = 0 in floating point for every nu < 1000, so capping z changes no value
+    z = np.minimum(np.sqrt(2.0 * nu) * r / length_scale, 1e8)
     out = np.ones_like(z)
     pos = z > 0
     zp = z[pos]
@@ -240,6 +326,12 @@ def _matern_profile(r: np.ndarray, nu: float, length_scale: float) -> np.ndarray
 class _Matern(_OfDistance):
     def __init__(self, nu: float, length_scale: float):
         self.nu, self.length_scale = nu, length_scale
+
+    def _length_exponent(self):
+        return _exponent(self.length_scale)
+
+    def _rescaled(self, c):
+        return _Matern(self.nu, self.length_scale * c)
 
     def _profile(self, D):
         return _matern_profile(np.sqrt(D), self.nu, self.length_scale)
@@ -254,6 +346,12 @@ class _Matern(_OfDistance):
 class _Exponential(_OfInner):
     def __init__(self, sigma: float):
         self.sigma = sigma
+
+    def _length_exponent(self):
+        return _exponent(self.sigma)
+
+    def _rescaled(self, c):
+        return _Exponential(self.sigma * c)
 
     def _profile(self, G):
         return np.exp(G / self.sigma / self.sigma)

@@ -7,6 +7,7 @@ independent.  Estimators: :func:`mmd2` (V- or U-statistic, quadratic time) and
 """
 from __future__ import annotations
 
+import math
 from typing import Literal, NamedTuple
 
 import numpy as np
@@ -90,9 +91,10 @@ def _linear_h(kernel: KernelFunc, X: np.ndarray, Y: np.ndarray, ix: np.ndarray,
               iy: np.ndarray, top: list[float] | None = None) -> np.ndarray:
     """The terms ``h(z_{2i-1}, z_{2i})`` of the rows ``X[ix]`` and ``Y[iy]``.
 
-    A kmlib kernel is evaluated on the paired rows only (4 values per term); another
-    callable on blocks of pairs, whose Gram matrices' diagonals are used.  ``top``, if
-    given, receives the largest absolute kernel value used (the scale of ties).
+    A kernel with a paired evaluation (``kernel._paired``) is evaluated on the paired rows
+    only (4 values per term); any other callable on blocks of b <= DIAG_BLOCK pairs, one
+    (2b, 2b) Gram matrix each whose quarters' diagonals are used (see :func:`mmd2_linear`).
+    ``top``, if given, receives the largest absolute kernel value used (the scale of ties).
     """
     m2 = min(len(ix), len(iy)) // 2
     paired = getattr(kernel, "_paired", None) if isinstance(kernel, Kernel) else None
@@ -130,9 +132,18 @@ def mmd2_linear(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc) -> float:
     With :math:`m` = min(len(X), len(Y)) rounded down to even and :math:`z_i = (x_i, y_i)`,
     the mean over :math:`i \le m/2` of :math:`h(z_{2i-1}, z_{2i})`, where
     :math:`h((x, y), (x', y')) = k(x, x') + k(y, y') - k(x, y') - k(x', y)`: an unbiased
-    estimate of MMD² from independent terms.  A kmlib kernel is evaluated on the paired
-    rows only (4 values per term); another callable on blocks of pairs.  Time and memory
-    O(m), no Gram matrix of the samples.
+    estimate of MMD² from independent terms.  Time and memory O(m), no Gram matrix of the
+    samples.
+
+    Every kernel of :mod:`kmlib.kernels` except ``pds_from_nds``, and the sums, products,
+    non-negative multiples, powers and normalisations of such kernels, are evaluated on the
+    paired rows only: 4 kernel values per term.  Any other callable (a function,
+    ``pds_from_nds(...)``, a ``Kernel`` subclass of one's own, or a combination with one of
+    them) is called once per block of b <= 64 consecutive pairs, as ``kernel(A, B)`` with A
+    the b rows :math:`x_{2i-1}` then the b rows :math:`y_{2i-1}`, and B the b rows
+    :math:`x_{2i}` then :math:`y_{2i}`; of its :math:`(2b)^2` values, the 4b on the
+    diagonals of its four (b, b) quarters are used, so it computes b (at most 64) times the
+    values used.
 
     Parameters
     ----------
@@ -208,7 +219,12 @@ def median_heuristic(X: ArrayLike, Y: ArrayLike | None = None, *, max_samples: i
     if len(Z) > cap:
         Z = Z[np.lexsort(Z.T[::-1])]       # an order that does not depend on the labels
         Z = Z[np.sort(rng.choice(len(Z), size=cap, replace=False))]
-    med = float(np.median(pdist(Z)))
+    # the distances of Z c, c = 2^(400 - e) for max |z| in [2^(e-1), 2^e), divided by c: a
+    # power of two changes no bit, and no square of a distance overflows (|z| c < 2^400) or
+    # underflows (unless the distance is below 2^-900 max |z|), whatever the scale of Z
+    top = float(np.max(np.abs(Z)))
+    c = math.ldexp(1.0, min(1023, 400 - math.frexp(top)[1]))
+    med = float(np.median(pdist(Z * c))) / c
     if not med > 0:
         raise ValueError("the median pairwise distance is 0: more than half of the pairs of "
                          "points coincide; choose the kernel width another way")
