@@ -51,6 +51,10 @@ class _PDSFromNDS(Kernel):
         G -= self._k00()
         return G
 
+    def _paired(self, X, Y):
+        p = self.kernel._paired(X, Y)
+        return None if p is None else self._anchor(X) + self._anchor(Y) - p - self._k00()
+
     def _diag(self, X):
         return 2.0 * self._anchor(X) - self.kernel._diag(X) - self._k00()
 

@@ -135,10 +135,10 @@ def mmd2_linear(X: ArrayLike, Y: ArrayLike, *, kernel: KernelFunc) -> float:
     estimate of MMD² from independent terms.  Time and memory O(m), no Gram matrix of the
     samples.
 
-    Every kernel of :mod:`kmlib.kernels` except ``pds_from_nds``, and the sums, products,
+    Every kernel of :mod:`kmlib.kernels`, and the sums, products,
     non-negative multiples, powers and normalisations of such kernels, are evaluated on the
     paired rows only: 4 kernel values per term.  Any other callable (a function,
-    ``pds_from_nds(...)``, a ``Kernel`` subclass of one's own, or a combination with one of
+    a ``Kernel`` subclass of one's own, or a combination with one of
     them) is called once per block of b <= 64 consecutive pairs, as ``kernel(A, B)`` with A
     the b rows :math:`x_{2i-1}` then the b rows :math:`y_{2i-1}`, and B the b rows
     :math:`x_{2i}` then :math:`y_{2i}`; of its :math:`(2b)^2` values, the 4b on the
