@@ -18,7 +18,7 @@ _F32_COND = 1e4         # factor B in float32 when its condition number is below
 _LOWRANK_REL = 1e-6     # accuracy of B from a low-rank factor of K (relative, in norm)
 _LOWRANK_MIN_N = 200    # below this n the dense factorisation is cheap anyway
 _STALL_ITERS = 10       # give up after this many iterations without halving the gradient
-_MAX_COND = 1e13        # damped systems: bound 1 + c sum_i W_i K_ii on B's condition number
+_MAX_COND = 1e8        # damped systems: bound 1 + c sum_i W_i K_ii on B's condition number
 _HOPELESS = 1e32        # c sum_i W_i K_ii above this (or not finite): damp from the start
 _MIN_LAM = 1e-300       # a damped system's penalty is at least this (c = 1/(2 lam) finite)
 
@@ -201,8 +201,8 @@ def _damped_lam(ws: _Workspace, W: np.ndarray, lam: float, force: bool = False) 
     that bound is at most 1 + _MAX_COND: the step solves the Newton equations with the
     penalty's Hessian ``2 lam K`` replaced by ``2 lam' K`` (Levenberg-Marquardt damping),
     still a descent direction of J, computed from a well-conditioned B.  On separable
-    data W shrinks as the margins grow, lam' falls back to lam, and the last steps are
-    Newton's again.  ``force`` gives the damped penalty before any breakdown.
+    data W shrinks as the margins grow, so lam' falls, and once it reaches lam the steps
+    are Newton's again.  ``force`` gives the damped penalty before any breakdown.
     """
     if not (ws.damped or force):
         return lam

@@ -21,7 +21,7 @@ from _estimator_fixtures import (
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.optimize import minimize
+from scipy.optimize import brentq, minimize
 from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
@@ -292,6 +292,23 @@ def test_tiny_lam_separates_separable_data_and_no_nan_arises(lam, data, kernel):
     with np.errstate(over="ignore"):   # margins of hundreds: e^z = inf, 1/(1 + e^z) = 0
         g = gradient(k(X), s, m.dual_coef_, m.intercept_, lam)
     assert np.linalg.norm(g) < m.tol
+
+
+def test_tiny_lam_reaches_the_minimiser_of_the_one_parameter_problem():
+    """Reference: with the linear kernel on points of a line, symmetric about 0 with labels
+    sign(x), the intercept of the minimiser is 0 by symmetry and w = x^T alpha solves
+    sum_i |x_i| sigma(-w |x_i|) = 2 lam w, a monotone equation solved by scipy's brentq.
+    At lam = 1e-20, w = 378.1."""
+    X, y = _line_data()
+    a = np.abs(X[:, 0])
+    lam = 1e-20
+    w_ref = brentq(lambda w: np.sum(a * expit(-w * a)) - 2 * lam * w, 1.0, 1e4,
+                   xtol=1e-14, rtol=1e-15)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m = KernelLogisticRegression(kernel=linear, lam=lam, tol=1e-30, max_iter=300).fit(X, y)
+    np.testing.assert_allclose(X[:, 0] @ m.dual_coef_, w_ref, rtol=1e-10)
+    assert abs(m.intercept_) < 1e-8 and 370 < w_ref < 390
 
 
 def test_tiny_lam_reaching_max_iter_warns_and_keeps_a_separating_model():
