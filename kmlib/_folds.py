@@ -10,7 +10,7 @@ every point must be in exactly one test fold.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sized
 from typing import Protocol, Union, cast, runtime_checkable
 
 import numpy as np
@@ -43,6 +43,12 @@ class KFold:
     :class:`numpy.random.Generator` seeded with ``random_state``.
 
     The parameters are checked when the splitter is made, as in scikit-learn.
+    ``split(X, y, groups)`` and ``get_n_splits(X, y, groups)`` take scikit-learn's
+    arguments, so a ``KFold`` is a valid ``cv=`` of ``cross_val_score`` or
+    ``GridSearchCV``; ``y`` and ``groups`` are ignored, as by scikit-learn's ``KFold``.
+    Unlike scikit-learn's, the default is ``shuffle=True``: with
+    ``random_state=None`` every call of ``split`` draws new folds (give an int for
+    the same folds on every call).
 
     Parameters
     ----------
@@ -67,13 +73,17 @@ class KFold:
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def get_n_splits(self) -> int:
-        """Number of folds."""
+    def get_n_splits(self, X: object = None, y: object = None, groups: object = None) -> int:
+        """Number of folds; the arguments are ignored (scikit-learn's signature)."""
         return self.n_splits
 
     def fold_of(self, X: ArrayLike) -> np.ndarray:
-        """Return kappa: ``kappa[i]`` is the fold (0, ..., v-1) that holds point i."""
-        n = X if isinstance(X, numbers.Integral) else np.shape(X)[0]
+        """Return kappa: ``kappa[i]`` is the fold (0, ..., v-1) that holds point i.
+
+        ``X`` is a sample count or data with the samples along its first axis (an array,
+        a sparse matrix, a data frame, a list).
+        """
+        n = X if isinstance(X, numbers.Integral) else _n_samples(X)
         k = int(self.n_splits)   # its rule, like random_state's, checked by __init__
         if k > n:   # n is an int (a count or a length); k >= 2 > n also rejects n < 1
             raise ValueError(
@@ -88,8 +98,12 @@ class KFold:
         kappa[order] = np.repeat(np.arange(k), sizes)
         return kappa
 
-    def split(self, X: ArrayLike) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """Yield ``(train_idx, test_idx)`` for each fold; ``X`` is data or a sample count."""
+    def split(self, X: ArrayLike, y: object = None,
+              groups: object = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Yield ``(train_idx, test_idx)`` for each fold; ``X`` is data or a sample count.
+
+        ``y`` and ``groups`` are ignored (scikit-learn's signature).
+        """
         kappa = self.fold_of(X)
         for j in range(self.n_splits):
             test = np.flatnonzero(kappa == j)
@@ -100,6 +114,18 @@ class KFold:
     def __repr__(self) -> str:
         return (f"KFold(n_splits={self.n_splits}, shuffle={self.shuffle}, "
                 f"random_state={self.random_state!r})")
+
+
+def _n_samples(X: object) -> int:
+    """Number of samples of data ``X``: the length of its first axis."""
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) > 0:
+        return int(shape[0])
+    try:
+        return len(cast(Sized, X))
+    except TypeError as exc:
+        raise TypeError(f"KFold.split: X must be a sample count or data with a length; "
+                        f"got {type(X).__name__}") from exc
 
 
 def resolve_folds(folds: Folds, n: int) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -18,6 +18,9 @@ _F32_COND = 1e4         # factor B in float32 when its condition number is below
 _LOWRANK_REL = 1e-6     # accuracy of B from a low-rank factor of K (relative, in norm)
 _LOWRANK_MIN_N = 200    # below this n the dense factorisation is cheap anyway
 _STALL_ITERS = 10       # give up after this many iterations without halving the gradient
+_MAX_COND = 1e8        # damped systems: bound 1 + c sum_i W_i K_ii on B's condition number
+_HOPELESS = 1e32        # c sum_i W_i K_ii above this (or not finite): damp from the start
+_MIN_LAM = 1e-300       # a damped system's penalty is at least this (c = 1/(2 lam) finite)
 
 
 def _objective(Ka: np.ndarray, alpha: np.ndarray, mu: float, y: np.ndarray,
@@ -39,6 +42,7 @@ class _Workspace:
         self.n = K.shape[0]
         self.diag = np.diagonal(K).copy()
         self.warned = False
+        self.damped = False   # set once an undamped Newton system has broken down
         self._k32: np.ndarray | None = None
         self._buf: dict[type, np.ndarray] = {}
         self.F = self._low_rank_factor(lam)
@@ -99,6 +103,15 @@ class _NewtonSystem:
     """
 
     def __init__(self, ws: _Workspace, W: np.ndarray, lam: float, low_rank: bool) -> None:
+        if not ws.damped and not float(np.dot(W, ws.diag)) / (2.0 * lam) <= _HOPELESS:
+            ws.damped = True
+        while not self._factor(ws, W, _damped_lam(ws, W, lam), low_rank):
+            ws.damped = True                   # B singular to rounding: damp, once
+        self.Binv_d = self._solve(self.d)
+        self.schur = float(np.dot(self.d, self.Binv_d))  # d' B^{-1} d  (> 0 unless W = 0)
+
+    def _factor(self, ws: _Workspace, W: np.ndarray, lam: float, low_rank: bool) -> bool:
+        """Factor B for the penalty ``lam``; False if a damped system should be tried."""
         n = ws.n
         self.c = 1.0 / (2.0 * lam)
         self.d = np.sqrt(self.c * W)
@@ -129,6 +142,8 @@ class _NewtonSystem:
             fac, info = lapack.dpotrf(B.T, lower=0, clean=0, overwrite_a=1)
             if info == 0:
                 self.fac, self.kind = fac, "float64"
+            elif not ws.damped and _damped_lam(ws, W, lam, force=True) > lam:
+                return False                   # singular to rounding, not indefinite
             else:
                 # B >= I in exact arithmetic; it can only fail to be positive
                 # definite if K is not positive semi-definite (or by rounding
@@ -147,8 +162,7 @@ class _NewtonSystem:
                 B.flat[:: n + 1] += 1.0
                 self.lu = lu_factor(B, overwrite_a=True, check_finite=False)
                 self.kind = "lu"
-        self.Binv_d = self._solve(self.d)
-        self.schur = float(np.dot(self.d, self.Binv_d))  # d' B^{-1} d  (> 0 unless W = 0)
+        return True
 
     def _solve(self, r: np.ndarray) -> np.ndarray:
         """B^{-1} r for one right-hand side, returned in float64."""
@@ -175,6 +189,24 @@ class _NewtonSystem:
             dmu = 0.0
         dalpha = -c * F1 - c * d * z1 - d * self.Binv_d * dmu
         return dalpha, dmu
+
+
+def _damped_lam(ws: _Workspace, W: np.ndarray, lam: float, force: bool = False) -> float:
+    """The penalty of the Newton system: ``lam``, or more once the undamped system broke down.
+
+    B's largest eigenvalue is at most ``1 + c sum_i W_i K_ii`` with ``c = 1/(2 lam)``.
+    At a tiny lam (1e-20 with K_ii ~ 1) B is singular to rounding: its Cholesky
+    factorisation fails, LU returns NaN, and Newton's method makes no progress.  A damped
+    system raises its penalty to ``lam' = max(lam, sum_i W_i K_ii / (2 _MAX_COND))``, so
+    that bound is at most 1 + _MAX_COND: the step solves the Newton equations with the
+    penalty's Hessian ``2 lam K`` replaced by ``2 lam' K`` (Levenberg-Marquardt damping),
+    still a descent direction of J, computed from a well-conditioned B.  On separable
+    data W shrinks as the margins grow, so lam' falls, and once it reaches lam the steps
+    are Newton's again.  ``force`` gives the damped penalty before any breakdown.
+    """
+    if not (ws.damped or force):
+        return lam
+    return max(lam, float(np.dot(W, ws.diag)) / (2.0 * _MAX_COND), _MIN_LAM)
 
 
 def _newton(K: np.ndarray, y: np.ndarray, lam: float, tol: float, max_iter: int,
@@ -255,6 +287,14 @@ def _newton(K: np.ndarray, y: np.ndarray, lam: float, tol: float, max_iter: int,
             system = _NewtonSystem(ws, W, lam, low_rank)
             dalpha, dmu = system.step(F1, F2, KF1)
             slope = float(np.dot(KF1, dalpha) + F2 * dmu)
+        if not np.isfinite(slope) and not ws.damped:
+            ws.damped = True                   # B singular to rounding: damp (see _damped_lam)
+            system = _NewtonSystem(ws, W, lam, low_rank)
+            dalpha, dmu = system.step(F1, F2, KF1)
+            slope = float(np.dot(KF1, dalpha) + F2 * dmu)
+        if not np.isfinite(slope):
+            status = "stalled"                 # no finite direction: never a NaN iterate
+            break
         Kd = Kmul(dalpha)
         t = 1.0
         # Rounding in J is about eps * (|loss| + |penalty|); allow it so that the
@@ -273,6 +313,10 @@ def _newton(K: np.ndarray, y: np.ndarray, lam: float, tol: float, max_iter: int,
         if t < _MIN_STEP:
             if not fresh or low_rank:          # retry with an exact, fresh factor first
                 low_rank = False
+                system = None
+                continue
+            if not ws.damped and _damped_lam(ws, W, lam, force=True) > lam:
+                ws.damped = True               # B too ill-conditioned for a useful step
                 system = None
                 continue
             # No decrease along an exact Newton direction: J is flat to rounding

@@ -25,6 +25,7 @@ from kmlib.model_selection import (
     krr_path,
     tune_krr,
 )
+from kmlib.ridge import fitted_values_path
 
 
 def rbf(gamma: float):
@@ -76,8 +77,8 @@ def test_path_equals_direct_solves():
     X, y = _data()
     K = rbf(0.5)(X)
     F = krr_path(K, y, LAMS)
-    assert F.shape == (len(LAMS), len(y))
-    for lam, f in zip(LAMS, F, strict=False):
+    assert F.shape == (len(y), len(LAMS))
+    for lam, f in zip(LAMS, F.T, strict=True):
         np.testing.assert_allclose(f, brute_fitted(K, y, lam), rtol=1e-9, atol=1e-11)
 
 
@@ -88,10 +89,24 @@ def test_path_scalar_lam_and_lam0_projection():
     K = A @ A.T
     y = rng.standard_normal(10)
     F = krr_path(K, y, 0.0)
-    assert F.shape == (1, 10)
-    np.testing.assert_allclose(F[0], K @ np.linalg.pinv(K) @ y, atol=1e-10)
+    assert F.shape == (10, 1)
+    np.testing.assert_allclose(F[:, 0], K @ np.linalg.pinv(K) @ y, atol=1e-10)
     F2 = krr_path(K, y, 0.5)
-    np.testing.assert_allclose(F2[0], brute_fitted(K, y, 0.5), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(F2[:, 0], brute_fitted(K, y, 0.5), rtol=1e-10, atol=1e-12)
+
+
+def test_path_puts_the_penalty_last_like_the_ridge_paths():
+    """One shape convention: with the linear kernel K = X X^T, KRR is ridge without an
+    intercept, so krr_path equals kmlib.ridge.fitted_values_path (a thin SVD of X, another
+    algorithm), entry by entry, in the shape (n, L); each column is also an LU solve."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((25, 4))
+    y = X @ [1.0, -2.0, 0.5, 3.0] + rng.standard_normal(25)
+    lams = np.array([0.1, 1.0, 10.0])
+    F = krr_path(X @ X.T, y, lams)
+    assert F.shape == (25, 3)
+    np.testing.assert_allclose(F, fitted_values_path(X, y, lams), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(F[:, 2], brute_fitted(X @ X.T, y, 10.0), rtol=1e-10)
 
 
 def test_path_does_not_modify_inputs():
@@ -298,7 +313,7 @@ def test_property_path_and_loo_equal_brute_force(problem):
     K, y, lams = problem
     F = krr_path(K, y, lams)
     scale = 1.0 + np.max(np.abs(y))
-    for lam, f in zip(lams, F, strict=False):
+    for lam, f in zip(lams, F.T, strict=True):
         np.testing.assert_allclose(f, brute_fitted(K, y, lam), rtol=1e-7, atol=1e-9 * scale)
     np.testing.assert_allclose(krr_loo(K, y, lams), brute_loo(K, y, lams), rtol=1e-7,
                                atol=1e-12 * scale**2)
@@ -453,4 +468,4 @@ def test_krr_path_warns_like_krr_cv_path_when_the_shift_is_singular():
     with pytest.warns(RuntimeWarning, match=r"krr_path: K \+ lam\*I is numerically singular"):
         F = krr_path(K, y, [1e-14])
     projection = K @ np.linalg.lstsq(K, y, rcond=None)[0]
-    np.testing.assert_allclose(F[0], projection, atol=1e-5)
+    np.testing.assert_allclose(F[:, 0], projection, atol=1e-5)

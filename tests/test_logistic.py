@@ -21,7 +21,7 @@ from _estimator_fixtures import (
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.optimize import minimize
+from scipy.optimize import brentq, minimize
 from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
@@ -252,6 +252,77 @@ def test_separable_data_tiny_lam_is_finite_without_warnings(kernel, lam):
     assert np.all(m.predict(X) == y)
     K = k(X)
     assert np.linalg.norm(gradient(K, y, m.dual_coef_, m.intercept_, lam)) < m.tol
+
+
+def _line_data():
+    """Separable points on a line, labels 0 / 1 (the sign of x)."""
+    x = np.r_[np.linspace(-2.0, -0.1, 20), np.linspace(0.1, 2.0, 20)][:, None]
+    return x, np.r_[np.zeros(20), np.ones(20)]
+
+
+def _clouds(n, p, gap, seed=3):
+    rng = np.random.default_rng(seed)
+    h = n // 2
+    X = np.vstack([rng.standard_normal((h, p)) - gap, rng.standard_normal((h, p)) + gap])
+    return X, np.r_[np.zeros(h), np.ones(h)]
+
+
+@pytest.mark.parametrize("lam", [1e-14, 1e-20, 1e-300])
+@pytest.mark.parametrize("data, kernel", [
+    ("line", "linear"), ("line", "rbf"), ("clouds50", "linear"), ("clouds50", "rbf"),
+    ("clouds400", "linear"), ("clouds400p10", "linear")])
+def test_tiny_lam_separates_separable_data_and_no_nan_arises(lam, data, kernel):
+    """Reference: scikit-learn's LogisticRegression(C=1/(2 lam)), which separates these
+    data, and a theorem: as lam -> 0 the minimiser on separable data separates them (every
+    margin positive).  The gradient, written out in this file, is below tol; no NaN or
+    overflow arises inside the fit (numpy raises on them here) and nothing warns."""
+    X, y = {"line": _line_data, "clouds50": lambda: _clouds(50, 2, 3.0),
+             "clouds400": lambda: _clouds(400, 2, 3.0),
+             "clouds400p10": lambda: _clouds(400, 10, 1.0)}[data]()
+    k = linear if kernel == "linear" else rbf(0.5)
+    sk = LogisticRegression(C=1 / (2 * lam), max_iter=10_000).fit(X, y)
+    assert np.all(sk.predict(X) == y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(over="raise", invalid="raise", divide="raise"):
+            m = KernelLogisticRegression(kernel=k, lam=lam).fit(X, y)
+    assert np.all(m.predict(X) == y)
+    s = 2 * y - 1
+    assert np.min(s * m.decision_function(X)) > 5.0
+    with np.errstate(over="ignore"):   # margins of hundreds: e^z = inf, 1/(1 + e^z) = 0
+        g = gradient(k(X), s, m.dual_coef_, m.intercept_, lam)
+    assert np.linalg.norm(g) < m.tol
+
+
+def test_tiny_lam_reaches_the_minimiser_of_the_one_parameter_problem():
+    """Reference: with the linear kernel on points of a line, symmetric about 0 with labels
+    sign(x), the intercept of the minimiser is 0 by symmetry and w = x^T alpha solves
+    sum_i |x_i| sigma(-w |x_i|) = 2 lam w, a monotone equation solved by scipy's brentq.
+    At lam = 1e-20, w = 378.1."""
+    X, y = _line_data()
+    a = np.abs(X[:, 0])
+    lam = 1e-20
+    w_ref = brentq(lambda w: np.sum(a * expit(-w * a)) - 2 * lam * w, 1.0, 1e4,
+                   xtol=1e-14, rtol=1e-15)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m = KernelLogisticRegression(kernel=linear, lam=lam, tol=1e-30, max_iter=300).fit(X, y)
+    np.testing.assert_allclose(X[:, 0] @ m.dual_coef_, w_ref, rtol=1e-10)
+    assert abs(m.intercept_) < 1e-8 and 370 < w_ref < 390
+
+
+def test_tiny_lam_reaching_max_iter_warns_and_keeps_a_separating_model():
+    """Reference: the documented contract (one ConvergenceWarning at max_iter) and, as
+    above, a separating iterate: at lam = 1e-300 and tol = 1e-30 twenty steps are too few."""
+    X, y = _line_data()
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        with np.errstate(over="raise", invalid="raise", divide="raise"):
+            m = KernelLogisticRegression(kernel=linear, lam=1e-300, tol=1e-30,
+                                         max_iter=20).fit(X, y)
+    assert [w.category for w in rec] == [ConvergenceWarning]
+    assert "max_iter=20" in str(rec[0].message) and m.n_iter_ == 20
+    assert np.all(m.predict(X) == y)
 
 
 def test_max_iter_warns_once():

@@ -425,3 +425,33 @@ def test_small_svds_run_with_one_blas_thread(monkeypatch):
     X, y = _data(n=30, p=4)
     ms.cross_val_curve(X, y, [1.0], 3)
     assert len(seen) == 3 and all(t == [1] * len(t) for t in seen)
+
+
+def test_every_path_puts_the_penalty_last():
+    """One shape convention for every function of a penalty grid (the documented shapes of
+    kmlib.model_selection): L = 5 penalties, the last axis; no other size is 5."""
+    from kmlib.kernels import gaussian
+    from kmlib.ridge import fitted_values_path, ridge_path
+    rng = np.random.default_rng(0)
+    n, p, L, R = 12, 3, 5, 4
+    X, y = rng.standard_normal((n, p)), rng.standard_normal(n)
+    XB, yB = rng.standard_normal((R, n, p)), rng.standard_normal((R, n))
+    lams, K = np.logspace(-2, 1, L), gaussian(1.0)(X)
+    shapes = {
+        "ridge_path": (ridge_path(X, y, lams), (p, L)),
+        "fitted_values_path": (fitted_values_path(X, y, lams), (n, L)),
+        "krr_path": (ms.krr_path(K, y, lams), (n, L)),
+        "oof_predictions": (ms.oof_predictions(X, y, lams, 2), (n, L)),
+        "fold_errors": (ms.fold_errors(X, y, lams, 2), (2, L)),
+        "ridge_fit_path coefs": (ms.ridge_fit_path(X, y, lams)[1], (p, L)),
+        "loo_ridge leverages": (ms.loo_ridge(X, y, lams, return_leverage=True)[1], (n, L)),
+        "ridge_path_batch coefs": (ms.ridge_path_batch(XB, yB, lams)[1], (R, p, L)),
+        "oof_predictions_batch": (ms.oof_predictions_batch(XB, yB, lams, 2), (R, n, L)),
+        "cv_curves_batch": (ms.cv_curves_batch(XB, yB, lams, 2), (R, L)),
+        "tune_krr table": (ms.tune_krr(X, y, gaussian, [0.5, 1.0], lams, 2)[1].cv, (2, L)),
+    }
+    for f in (ms.cross_val_curve, ms.krr_cv_path):
+        shapes[f.__name__] = (f(K if f is ms.krr_cv_path else X, y, lams, 2), (L,))
+    for f in (ms.loo_ridge, ms.gcv_ridge, ms.krr_loo):
+        shapes[f.__name__] = (f(K if f is ms.krr_loo else X, y, lams), (L,))
+    assert {k: a.shape for k, (a, _) in shapes.items()} == {k: s for k, (_, s) in shapes.items()}

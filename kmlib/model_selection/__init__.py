@@ -27,6 +27,15 @@ CV error is the mean over all n points of the squared out-of-fold error,
     \\mathrm{CV}(\\lambda) = \\frac1n \\sum_{i=1}^n
     \\bigl(y_i - \\hat f_\\lambda^{(-\\kappa(i))}(x_i)\\bigr)^2 .
 
+Shapes (one convention for every path in kmlib): the penalty is the last axis.
+A curve is (L,) (``cross_val_curve``, ``loo_ridge``, ``krr_cv_path``, ``krr_loo``);
+fitted values and out-of-fold predictions are (n, L) (``oof_predictions``,
+``krr_path``, as :func:`kmlib.ridge.fitted_values_path`); coefficients are (p, L)
+(``ridge_fit_path``, as :func:`kmlib.ridge.ridge_path`); per-fold errors are (v, L)
+(``fold_errors``); a stack of R datasets or a list of kernel parameters comes first:
+(R, L), (R, n, L), (R, p, L) (the ``*_batch`` functions) and
+(len(params), L) (``tune_krr``'s table).
+
 Speed.  A whole grid of penalties costs one thin SVD per training block:
 with the (centred, scaled) training block :math:`Z = U D V^\\top`, the
 coefficients for every λ are :math:`V\\,\\mathrm{diag}(d_j/(d_j^2+\\lambda))

@@ -115,23 +115,26 @@ def krr_path(K: ArrayLike, y: ArrayLike, lams: ArrayLike) -> NDArray[np.float64]
 
     Returns
     -------
-    fitted : ndarray of shape (L, n)
-        ``fitted[j]`` equals ``K @ krr_fit(K, y, lams[j])``.
+    fitted : ndarray of shape (n, L)
+        Column ``j`` equals ``K @ krr_fit(K, y, lams[j])``.  The penalty is the last
+        axis, as in every path of kmlib (:func:`kmlib.ridge.fitted_values_path`,
+        which it equals for the linear kernel ``K = X X^T``).
 
     Examples
     --------
     >>> import numpy as np
     >>> K = np.array([[2.0, 1.0], [1.0, 2.0]])
     >>> F = krr_path(K, [1.0, 0.0], [1.0, 10.0])
-    >>> np.allclose(F[0], K @ np.linalg.solve(K + np.eye(2), [1.0, 0.0]))
+    >>> F.shape
+    (2, 2)
+    >>> np.allclose(F[:, 0], K @ np.linalg.solve(K + np.eye(2), [1.0, 0.0]))
     True
     """
     K, y, lams = check_path(K, y, lams, ("K", "y"), matrix="gram")
     d, U = _eigh_psd(K, "krr_path")
     _warn_dropped(d, lams, "krr_path")
     G = d[:, None] * _inverse_filter(d, lams)  # d / (d + lam), pseudo-inverse convention
-    fitted = dot(U, dot(U.T, y)[:, None] * G)  # (n, L), Fortran order
-    return np.ascontiguousarray(fitted.T)
+    return np.ascontiguousarray(dot(U, dot(U.T, y)[:, None] * G))   # (n, L)
 
 
 @finite_result
